@@ -1,0 +1,9 @@
+# Every tunekit build option, in one place.
+option(TUNEKIT_BUILD_TESTS "Build the GoogleTest suites" ON)
+option(TUNEKIT_BUILD_BENCHMARKS "Build the Google Benchmark programs" ON)
+option(TUNEKIT_BUILD_EXAMPLES "Build the example programs" ON)
+option(TUNEKIT_BUILD_FUZZERS "Build libFuzzer targets (needs clang)" OFF)
+option(TUNEKIT_WITH_CUDA "Build the optional CUDA backend (cuBLAS, cuBLASLt, NVRTC) when a toolkit is found" OFF)
+option(TUNEKIT_WITH_MPI "Build distributed tuning over MPI when OpenMPI is found" ON)
+option(TUNEKIT_WERROR "Treat compiler warnings as errors" OFF)
+set(TUNEKIT_SANITIZE "" CACHE STRING "Comma-separated sanitizers, e.g. address,undefined")

@@ -1,0 +1,13 @@
+# Compiler warnings and sanitizers applied to tunekit's own targets through tunekit_warnings.
+add_library(tunekit_warnings INTERFACE)
+target_compile_options(tunekit_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow
+  -Wnon-virtual-dtor -Wno-unused-parameter)
+if(TUNEKIT_WERROR)
+  target_compile_options(tunekit_warnings INTERFACE -Werror)
+endif()
+if(TUNEKIT_SANITIZE)
+  string(REPLACE "," ";" _san_list "${TUNEKIT_SANITIZE}")
+  string(REPLACE ";" "," _san "${_san_list}")
+  add_compile_options(-fsanitize=${_san} -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=${_san})
+endif()
