@@ -4,7 +4,7 @@ find_package(Threads REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
-find_package(CLI11 QUIET CONFIG)
+find_package(CLI11 2.1 REQUIRED CONFIG)
 find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED)
 # oneDNN: Debian's CMake config drags in OpenCL; the plain library and header are enough.
