@@ -1,0 +1,69 @@
+// A small evaluator for restriction expressions over tuning parameters, in Python syntax.
+// Used by JSON space specs and replay data, e.g. "block_size_x*block_size_y<=1024".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tunekit/core/status.hpp"
+
+namespace tunekit {
+
+/// The value of a parameter or sub-expression: a number (booleans are 0/1) or a string.
+/// A string value views storage owned by the space (entity payloads) or by the Expression
+/// (literals); it stays valid as long as both live.
+struct ExprValue {
+  enum class Kind : std::uint8_t { kNumber, kString };
+  Kind kind = Kind::kNumber;
+  double number = 0.0;
+  std::string_view text;
+
+  static ExprValue of(double x) noexcept { return ExprValue{Kind::kNumber, x, {}}; }
+  static ExprValue of(std::string_view s) noexcept { return ExprValue{Kind::kString, 0.0, s}; }
+  bool is_number() const noexcept { return kind == Kind::kNumber; }
+  /// Python truthiness: non-zero number, non-empty string.
+  bool truthy() const noexcept { return is_number() ? number != 0.0 : !text.empty(); }
+};
+
+/// A parsed expression with Python semantics for the subset Kernel Tuner restrictions use.
+///
+/// Grammar (lowest precedence first):
+///   `or`/`||`, `and`/`&&`, `not`/`!`, comparisons `< <= > >= == !=` (chained as in Python:
+///   `32 <= a*b <= 1024`), `in` / `not in` with a tuple or list literal, `|`, `^`, `&`,
+///   `<< >>`, `+ -`, `* / // %`, unary `- + ~`, `**` (right associative), then atoms:
+///   numbers (`16`, `1.5e3`, `0x10`), strings (`'a'`, `"a"`), `True`/`False`, names, calls of
+///   `min max abs int float round floor ceil sqrt log log2 pow`, parentheses.
+/// Semantics: `/` is true division, `//` floors, `%` takes the sign of the divisor, bitwise
+///   operators act on integers; numbers are doubles (exact for integers below 2^53).
+/// Errors:  parse errors are kParseError naming the column; evaluation errors (division by zero,
+///   arithmetic on strings, a slot out of range) are kInvalidArgument.
+/// Cost:    a tree walk over a flat node array, no allocation per evaluation.
+class Expression {
+ public:
+  /// Parses `text`. Variables are numbered in order of first appearance (see variables()).
+  /// Errors: kParseError "expression '<text>': <what> at column <c>".
+  static Expected<Expression> parse(std::string_view text);
+
+  /// The source text.
+  const std::string& text() const noexcept;
+  /// Variable names, in slot order.
+  const std::vector<std::string>& variables() const noexcept;
+
+  /// Evaluates with `slots[i]` as the value of variables()[i].
+  Expected<ExprValue> evaluate(std::span<const ExprValue> slots) const;
+  /// Evaluates as a restriction: the truthiness of the result; false on any evaluation error
+  /// (Kernel Tuner rejects a configuration whose restriction raises).
+  bool test(std::span<const ExprValue> slots) const noexcept;
+
+  struct Impl;
+
+ private:
+  explicit Expression(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace tunekit
