@@ -46,6 +46,10 @@ long long tuning_iterations(double approx_ms, long long tuning_ms,
 std::size_t rotating_copies(std::size_t rotating_bytes, std::size_t output_bytes,
                             std::size_t input_bytes, std::size_t max_copies = 4096) noexcept;
 
+/// A monotonic time source in nanoseconds. Measurements use now_ns (the steady clock); tests and
+/// simulations pass a virtual clock so that rankings are deterministic.
+using ClockFn = std::int64_t (*)();
+
 /// Summary of a set of per-call times.
 /// Units: milliseconds (steady clock of the calling thread).
 struct TimingStats {
@@ -60,19 +64,19 @@ struct TimingStats {
   static TimingStats from(const Welford& welford, const std::vector<double>& samples_ms = {});
 };
 
-/// Times `n` calls one by one with the steady clock. Before each call `before_each()` runs
-/// outside the timed region (cache flush, buffer rotation). Every call's time is added to
-/// `stats` and, when `samples_ms` is not null, appended to it.
+/// Times `n` calls one by one with `clock` (default: the steady clock). Before each call
+/// `before_each()` runs outside the timed region (cache flush, buffer rotation). Every call's
+/// time is added to `stats` and, when `samples_ms` is not null, appended to it.
 /// Call:   `call()` returns Status; the loop stops at the first non-ok status and returns it.
 /// Units:  milliseconds.
 template <class Call, class Before>
 Status time_calls(long long n, Call&& call, Before&& before_each, Welford& stats,
-                  std::vector<double>* samples_ms = nullptr) {
+                  std::vector<double>* samples_ms = nullptr, ClockFn clock = &now_ns) {
   for (long long i = 0; i < n; ++i) {
     before_each();
-    const std::int64_t start = now_ns();
+    const std::int64_t start = clock();
     Status status = call();
-    const std::int64_t end = now_ns();
+    const std::int64_t end = clock();
     if (!status.is_ok()) return status;
     const double ms = elapsed_ms(start, end);
     stats.add(ms);

@@ -1,0 +1,83 @@
+// TunableOp results CSV: line grammar, parsing with file:line errors, time formatting, and
+// crash-safe appends (one write() per line on an O_APPEND descriptor under an advisory flock).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tunekit/core/status.hpp"
+
+namespace tunekit {
+
+/// One tuned result: `<op_sig>,<params_sig>,<solution>,<time_ms>[,<extra>]`.
+struct ResultLine {
+  std::string op_signature;      ///< e.g. "GemmTunableOp_float_NT"
+  std::string params_signature;  ///< e.g. "nt_4096_4096_64_ld_4096_4096_4096"
+  std::string solution;          ///< candidate name, byte for byte (e.g. "Default")
+  double time_ms = 0.0;          ///< mean per-call time of the solution (0 for 3-field lines)
+  std::string extra;             ///< fields after the 4th, verbatim (e.g. "BLAS_PARAMS: - {...}")
+  friend bool operator==(const ResultLine&, const ResultLine&) = default;
+};
+
+/// A validator entry `Validator,<KEY>,<VALUE>`.
+using ValidatorEntry = std::pair<std::string, std::string>;
+
+/// Content of a parsed results file.
+struct ResultsFileContent {
+  std::vector<ValidatorEntry> validators;  ///< in file order
+  std::vector<ResultLine> results;         ///< in file order, duplicates removed (first wins)
+  std::vector<std::string> duplicates;     ///< "file:line: duplicate <op>,<params> ignored" notes
+};
+
+/// Formats a time as default C++ ostream output (6 significant digits, shortest form, "C"
+/// locale): 0.0240676, 1.262, 1e-05, inf. Source: PyTorch TunableOp results files.
+std::string format_time_ms(double time_ms);
+
+/// `Validator,<key>,<value>` (no newline).
+std::string format_validator_line(std::string_view key, std::string_view value);
+
+/// `<op>,<params>,<solution>,<time>[,<extra>]` (no newline).
+std::string format_result_line(const ResultLine& line);
+
+/// The header block (validator lines, each ending in '\n').
+std::string format_header(const std::vector<ValidatorEntry>& validators);
+
+/// Splits on ',' without quoting (TunableOp fields never contain commas except BLAS_PARAMS,
+/// which callers keep as `extra`).
+std::vector<std::string_view> split_fields(std::string_view line);
+
+/// Parses results-file text. Empty lines are skipped, a trailing '\r' is dropped (CRLF files),
+/// `Validator` lines need >= 3 fields, result lines 3 fields (time 0) or >= 4 (fields after the
+/// 4th are kept verbatim as `extra`). Duplicate (op, params) results: the first wins and the
+/// later one is listed in `duplicates`. A validator key given twice with different values is an
+/// error.
+/// Errors: kParseError "<file>:<line>: could not parse line '...'" (or a bad time field).
+Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name);
+
+/// Reads and parses a results file.
+/// Errors: kNotFound when the file does not exist; kIoError when it cannot be read; parse errors
+/// as parse_results.
+Expected<ResultsFileContent> read_results_file(const std::string& path);
+
+/// Appends `line` + '\n' to `path` with a single write() on an O_APPEND descriptor while holding
+/// an exclusive flock, so concurrent processes never interleave or drop lines. When the file is
+/// missing or empty, `header` is written first in the same write(). When the file is non-empty,
+/// `check_existing(content)` (if given) is called with its current content under the lock and
+/// nothing is written unless it returns ok.
+/// Errors: kIoError naming the file on open/lock/write failure; check_existing's status.
+Status append_line_locked(const std::string& path, std::string_view header, std::string_view line,
+                          const std::function<Status(std::string_view existing)>& check_existing =
+                              {});
+
+/// Replaces the content of `path` (truncate + one write under an exclusive flock).
+/// Errors: kIoError naming the file.
+Status write_file_locked(const std::string& path, std::string_view content);
+
+/// Matches a params signature against a pattern whose '_'-separated tokens may be '*' (matching
+/// any one token). Source: PyTorch TunableOp wildcard fallback (V26).
+bool wildcard_match(std::string_view pattern, std::string_view signature) noexcept;
+
+}  // namespace tunekit

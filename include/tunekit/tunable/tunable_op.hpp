@@ -1,0 +1,289 @@
+// TunableOp<Params>: an operator with an ordered candidate list (entry 0 "Default") that dispatches
+// each problem to its stored, freshly tuned or default solution; hits are lock- and allocation-free.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "tunekit/core/log.hpp"
+#include "tunekit/core/status.hpp"
+#include "tunekit/tunable/candidate.hpp"
+#include "tunekit/tunable/context.hpp"
+#include "tunekit/tunable/find_fastest.hpp"
+#include "tunekit/tunable/params_traits.hpp"
+#include "tunekit/tunable/report.hpp"
+#include "tunekit/tunable/result_table.hpp"
+
+namespace tunekit {
+
+/// The name candidate 0 must carry.
+inline constexpr std::string_view kDefaultSolution = "Default";
+
+/// A tunable operator.
+///
+/// Dispatch, `operator()(params)` (PyTorch TunableOp §2, with tunekit's choices):
+///  1. disabled (TUNEKIT_ENABLED=0) -> Default;
+///  2. hit in the op's lock-free cache -> the cached candidate (a hit is never re-tuned);
+///  3. otherwise, under the op's mutex: the results file is loaded on first use; a stored result
+///     (op signature, params signature) is resolved to a candidate index (an unknown solution
+///     name warns once, "missing candidate X for <op>,<params>; using Default", and runs Default);
+///  4. miss + tuning on -> find_fastest, the winner is stored and appended to the results file;
+///  5. miss + record-untuned on -> `<op>,<params>[,BLAS_PARAMS: ...]` goes to the untuned file
+///     (once per process);
+///  6. miss + wildcard fallback on -> the first matching '*' result of the op;
+///  7. otherwise Default (verbose 2 logs "no result, using Default").
+/// The resolved decision is cached per Params::Key; decisions without a stored result are
+/// re-resolved after any change of the results or of the dispatch switches.
+///
+/// Thread safety: operator() and tune() may be called from many threads. Hits take no lock and
+/// allocate nothing (one hash probe of atomic pointers); misses serialise on a per-op mutex
+/// (tuning one problem at a time per op). Candidates' run() may execute concurrently.
+/// Errors: dispatch returns the chosen candidate's status, or the environment error
+/// (a malformed TUNEKIT_* variable) on a miss.
+template <TunableParams Params>
+class TunableOp {
+ public:
+  using Key = typename Params::Key;
+
+  /// Takes the candidates in registration order (the order they are profiled in).
+  /// Errors: throws Error(kInvalidArgument) when the list is empty, entry 0 is not named
+  /// "Default", or two candidates share a name.
+  explicit TunableOp(CandidateList<Params> candidates, TuningContext& context = tuning_context())
+      : candidates_(std::move(candidates)), context_(context) {
+    if (candidates_.empty() || candidates_[0] == nullptr ||
+        candidates_[0]->name() != kDefaultSolution) {
+      throw Error(StatusCode::kInvalidArgument,
+                  "TunableOp: candidate 0 must be named \"Default\" (the untuned library call)");
+    }
+    for (std::size_t i = 0; i < candidates_.size(); ++i) {
+      if (candidates_[i] == nullptr) {
+        throw Error(StatusCode::kInvalidArgument,
+                    "TunableOp: candidate " + std::to_string(i) + " is null");
+      }
+      if (!index_.emplace(candidates_[i]->name(), i).second) {
+        throw Error(StatusCode::kInvalidArgument,
+                    "TunableOp: duplicate candidate name '" + candidates_[i]->name() + "'");
+      }
+    }
+  }
+  TunableOp(const TunableOp&) = delete;
+  TunableOp& operator=(const TunableOp&) = delete;
+
+  /// Runs the operator on `params` with the solution chosen as described above.
+  Status operator()(const Params& params) {
+    const Key key = params.key();
+    if (!context_.is_enabled()) {
+      if (prepared_default_.find(key) == nullptr) return dispatch_disabled_slow(params, key);
+      return candidates_[0]->run(params);
+    }
+    if (const Entry* e = table_.find(key); e != nullptr && valid(*e)) {
+      return candidates_[e->candidate]->run(params);
+    }
+    return dispatch_slow(params, key);
+  }
+
+  /// Tunes `params` now (whatever the tuning switch and the cache say) and returns the full
+  /// report. The winner is stored and appended like a tuned miss unless a result for the problem
+  /// already exists (then report.previous holds it and the stored result is kept: first wins).
+  /// The caller's output operand is not written.
+  /// Errors: report.status (environment error, workspace failure, no candidate succeeded).
+  TuneReport tune(const Params& params) {
+    std::lock_guard lock(mutex_);
+    context_.ensure_results_loaded();
+    const std::string op = params.op_signature();
+    const std::string signature = params.signature();
+    std::optional<ResultEntry> previous = context_.results_manager().lookup(op, signature);
+    const std::uint64_t epoch = context_.results_manager().epoch();
+    TuneReport report = tune_locked(params, op, signature);
+    report.previous = std::move(previous);
+    if (report.winner && !report.previous) {
+      publish(params.key(), static_cast<std::uint32_t>(*report.winner), CachedKind::kResult, epoch);
+    }
+    return report;
+  }
+
+  /// The candidates in registration order.
+  const CandidateList<Params>& candidates() const noexcept { return candidates_; }
+  /// Index of the candidate named `name`, if any.
+  std::optional<std::size_t> find_candidate(std::string_view name) const {
+    auto it = index_.find(std::string(name));
+    if (it == index_.end()) return std::nullopt;
+    return it->second;
+  }
+  /// Name of the solution the next call with `params` would run without taking the slow path,
+  /// or nullopt when it is not cached (or the cache entry is stale). Lock-free.
+  std::optional<std::string> cached_solution(const Params& params) const {
+    const Entry* e = table_.find(params.key());
+    if (e == nullptr || !valid(*e)) return std::nullopt;
+    return candidates_[e->candidate]->name();
+  }
+  /// Number of find_fastest runs so far (diagnostics and tests).
+  std::size_t tunings() const noexcept { return tunings_.load(std::memory_order_relaxed); }
+  /// The context this op reads its settings from.
+  TuningContext& context() noexcept { return context_; }
+
+ private:
+  using Entry = CachedSolution<Key>;
+  using Traits = ParamsTraits<Params>;
+
+  bool valid(const Entry& e) const noexcept {
+    const ResultsManager& results = context_.results_manager();
+    return e.stamp == (e.kind == CachedKind::kResult ? results.epoch() : results.generation());
+  }
+
+  void publish(const Key& key, std::uint32_t candidate, CachedKind kind, std::uint64_t stamp) {
+    table_.publish(Entry{key, candidate, kind, stamp});
+  }
+
+  std::string blas_extra(const Params& params) const {
+    if (!context_.is_blas_log_enabled()) return {};
+    std::string sig = Traits::blas_signature(params);
+    return sig.empty() ? std::string() : "BLAS_PARAMS: " + sig;
+  }
+
+  // Index of a stored solution; unknown names warn once and resolve to Default.
+  std::size_t index_for(const std::string& solution, const std::string& op,
+                        const std::string& signature) {
+    auto it = index_.find(solution);
+    if (it != index_.end()) return it->second;
+    if (warned_missing_.insert(op + "," + signature + "," + solution).second) {
+      log::warn("missing candidate " + solution + " for " + op + "," + signature +
+                "; using Default");
+    }
+    return 0;
+  }
+
+  // prepare() for a candidate chosen at dispatch; Default when it fails.
+  std::size_t prepared_or_default(std::size_t index, const Params& params) {
+    if (index == 0) {
+      (void)detail::guarded_prepare(*candidates_[0], params);
+      return 0;
+    }
+    Status s = detail::guarded_prepare(*candidates_[index], params);
+    if (s.is_ok()) return index;
+    log::warn(params.op_signature() + "(" + params.signature() + "): prepare of " +
+              candidates_[index]->name() + " failed (" + s.to_string() + "); using Default");
+    (void)detail::guarded_prepare(*candidates_[0], params);
+    return 0;
+  }
+
+  TuneReport tune_locked(const Params& params, const std::string& op,
+                         const std::string& signature) {
+    auto settings = context_.tuning_settings();
+    if (!settings) {
+      TuneReport report;
+      report.op_signature = op;
+      report.params_signature = signature;
+      report.status = settings.status();
+      return report;
+    }
+    TuneReport report = find_fastest(params, candidates_, *settings);
+    tunings_.fetch_add(1, std::memory_order_relaxed);
+    if (!report.winner) return report;
+    const std::string& name = candidates_[*report.winner]->name();
+    const std::string extra = blas_extra(params);
+    log::info(1, "{}({}) -> {},{}", op, signature, name, format_time_ms(report.winner_time_ms));
+    auto added = context_.add_result(ResultLine{op, signature, name, report.winner_time_ms, extra});
+    if (!added) {
+      log::warn(added.status().message());
+    } else {
+      report.persisted = *added;
+    }
+    const std::string dynamic = Traits::dynamic_signature(params);
+    if (!dynamic.empty() && dynamic != signature) {
+      auto wild = context_.add_result(ResultLine{op, dynamic, name, report.winner_time_ms, extra});
+      if (!wild) log::warn(wild.status().message());
+    }
+    return report;
+  }
+
+  Status dispatch_disabled_slow(const Params& params, const Key& key) {
+    {
+      std::lock_guard lock(mutex_);
+      if (prepared_default_.find(key) == nullptr) {
+        (void)detail::guarded_prepare(*candidates_[0], params);
+        prepared_default_.publish(Entry{key, 0, CachedKind::kFallback, 0});
+      }
+    }
+    return candidates_[0]->run(params);
+  }
+
+  Status dispatch_slow(const Params& params, const Key& key) {
+    std::size_t index = 0;
+    {
+      std::lock_guard lock(mutex_);
+      if (const Entry* e = table_.find(key); e != nullptr && valid(*e)) {
+        index = e->candidate;
+      } else {
+        auto resolved = resolve_locked(params, key);
+        if (!resolved) return resolved.status();
+        index = *resolved;
+      }
+    }
+    return candidates_[index]->run(params);
+  }
+
+  Expected<std::size_t> resolve_locked(const Params& params, const Key& key) {
+    TUNEKIT_RETURN_IF_ERROR(context_.environment_status());
+    context_.ensure_results_loaded();
+    ResultsManager& results = context_.results_manager();
+    // Stamps are read before the lookups: a concurrent change makes the entry stale, never wrong.
+    const std::uint64_t epoch = results.epoch();
+    const std::uint64_t generation = results.generation();
+    const std::string op = params.op_signature();
+    const std::string signature = params.signature();
+
+    if (auto hit = results.lookup(op, signature)) {
+      const std::size_t index = prepared_or_default(index_for(hit->solution, op, signature), params);
+      publish(key, static_cast<std::uint32_t>(index), CachedKind::kResult, epoch);
+      return index;
+    }
+    if (context_.is_tuning_enabled()) {
+      TuneReport report = tune_locked(params, op, signature);
+      if (report.winner) {
+        publish(key, static_cast<std::uint32_t>(*report.winner), CachedKind::kResult, epoch);
+        return *report.winner;
+      }
+      if (report.status.code() == StatusCode::kInvalidArgument) return report.status;
+      log::warn("tuning " + op + "(" + signature + ") failed: " + report.status.message() +
+                "; using Default");
+    }
+    if (context_.is_record_untuned_enabled()) {
+      Status s = context_.record_untuned(op, signature, blas_extra(params));
+      if (!s.is_ok()) log::warn("cannot record untuned problem: " + s.message());
+    }
+    if (context_.is_wildcard_fallback_enabled()) {
+      if (auto wild = results.lookup_wildcard(op, signature)) {
+        const std::size_t index =
+            prepared_or_default(index_for(wild->solution, op, wild->params_signature), params);
+        log::info(2, "{}({}) wildcard {} -> {}", op, signature, wild->params_signature,
+                  candidates_[index]->name());
+        publish(key, static_cast<std::uint32_t>(index), CachedKind::kFallback, generation);
+        return index;
+      }
+    }
+    log::info(2, "{}({}) no result, using Default", op, signature);
+    (void)detail::guarded_prepare(*candidates_[0], params);
+    publish(key, 0, CachedKind::kFallback, generation);
+    return std::size_t{0};
+  }
+
+  CandidateList<Params> candidates_;
+  TuningContext& context_;
+  std::unordered_map<std::string, std::size_t> index_;
+  std::mutex mutex_;  // serialises misses, tuning and publishing
+  ResultTable<Key, &Params::hash> table_;
+  ResultTable<Key, &Params::hash> prepared_default_;  // keys whose Default was prepared
+  std::set<std::string> warned_missing_;
+  std::atomic<std::size_t> tunings_{0};
+};
+
+}  // namespace tunekit

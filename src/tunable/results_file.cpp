@@ -1,0 +1,282 @@
+// TunableOp results CSV parsing, formatting and locked appends.
+// See include/tunekit/tunable/results_file.hpp.
+#include "tunekit/tunable/results_file.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <locale>
+#include <sstream>
+#include <unordered_set>
+
+#include "tunekit/core/env.hpp"
+
+namespace tunekit {
+namespace {
+
+Status io_error(const std::string& what, const std::string& path) {
+  return Status(StatusCode::kIoError, what + " '" + path + "': " + std::strerror(errno));
+}
+
+// RAII descriptor holding an exclusive flock.
+class LockedFd {
+ public:
+  LockedFd(const std::string& path, int flags) : path_(path) {
+    do {
+      fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    } while (fd_ < 0 && errno == EINTR);
+    if (fd_ < 0) {
+      status_ = io_error("cannot open results file", path);
+      return;
+    }
+    int rc = 0;
+    do {
+      rc = ::flock(fd_, LOCK_EX);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) status_ = io_error("cannot lock results file", path);
+  }
+  ~LockedFd() {
+    if (fd_ >= 0) {
+      ::flock(fd_, LOCK_UN);
+      ::close(fd_);
+    }
+  }
+  LockedFd(const LockedFd&) = delete;
+  LockedFd& operator=(const LockedFd&) = delete;
+
+  const Status& status() const { return status_; }
+  int fd() const { return fd_; }
+
+  Status write_all(std::string_view data) {
+    std::size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return io_error("cannot write results file", path_);
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    return Status::ok();
+  }
+
+  Expected<std::string> read_all() {
+    std::string content;
+    char buf[1 << 16];
+    off_t offset = 0;
+    for (;;) {
+      const ssize_t n = ::pread(fd_, buf, sizeof(buf), offset);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return io_error("cannot read results file", path_);
+      }
+      if (n == 0) break;
+      content.append(buf, static_cast<std::size_t>(n));
+      offset += n;
+    }
+    return content;
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  Status status_;
+};
+
+Status parse_error(std::string_view file, std::size_t line_no, const std::string& what) {
+  return Status(StatusCode::kParseError,
+                std::string(file) + ":" + std::to_string(line_no) + ": " + what);
+}
+
+}  // namespace
+
+std::string format_time_ms(double time_ms) {
+  std::ostringstream out;
+  out.imbue(std::locale::classic());
+  out << time_ms;
+  return out.str();
+}
+
+std::string format_validator_line(std::string_view key, std::string_view value) {
+  std::string s = "Validator,";
+  s.append(key);
+  s.push_back(',');
+  s.append(value);
+  return s;
+}
+
+std::string format_result_line(const ResultLine& line) {
+  std::string s;
+  s.reserve(line.op_signature.size() + line.params_signature.size() + line.solution.size() +
+            line.extra.size() + 24);
+  s.append(line.op_signature).push_back(',');
+  s.append(line.params_signature).push_back(',');
+  s.append(line.solution).push_back(',');
+  s.append(format_time_ms(line.time_ms));
+  if (!line.extra.empty()) s.append(",").append(line.extra);
+  return s;
+}
+
+std::string format_header(const std::vector<ValidatorEntry>& validators) {
+  std::string s;
+  for (const auto& [key, value] : validators) s.append(format_validator_line(key, value)).push_back('\n');
+  return s;
+}
+
+std::vector<std::string_view> split_fields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = line.find(',', start);
+    if (comma == std::string_view::npos) {
+      fields.push_back(line.substr(start));
+      return fields;
+    }
+    fields.push_back(line.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name) {
+  ResultsFileContent content;
+  std::unordered_set<std::string> seen;
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+
+    const auto fields = split_fields(line);
+    const std::string shown = std::string(line.substr(0, 200));
+    if (fields[0] == "Validator") {
+      if (fields.size() < 3 || fields[1].empty()) {
+        return parse_error(file_name, line_no,
+                           "could not parse validator line '" + shown +
+                               "' (expected Validator,<KEY>,<VALUE>)");
+      }
+      const std::string key(fields[1]);
+      const std::string value(fields[2]);
+      bool duplicate = false;
+      for (const auto& [k, v] : content.validators) {
+        if (k != key) continue;
+        if (v != value) {
+          return parse_error(file_name, line_no,
+                             "validator " + key + " given twice with different values ('" + v +
+                                 "' and '" + value + "')");
+        }
+        duplicate = true;
+      }
+      if (!duplicate) content.validators.emplace_back(key, value);
+      continue;
+    }
+    if (fields.size() < 3 || fields[0].empty() || fields[1].empty() || fields[2].empty()) {
+      return parse_error(file_name, line_no,
+                         "could not parse line '" + shown +
+                             "' (expected <op_signature>,<params_signature>,<solution>,<time_ms>)");
+    }
+    ResultLine r;
+    r.op_signature = std::string(fields[0]);
+    r.params_signature = std::string(fields[1]);
+    r.solution = std::string(fields[2]);
+    if (fields.size() >= 4) {
+      const auto time = env::parse_double(std::string(fields[3]));
+      if (!time || std::isnan(*time) || *time < 0.0) {
+        return parse_error(file_name, line_no,
+                           "could not parse time '" + std::string(fields[3]) + "' in line '" +
+                               shown + "'");
+      }
+      r.time_ms = *time;
+      if (fields.size() > 4) {
+        const std::size_t extra_at = static_cast<std::size_t>(fields[4].data() - line.data());
+        r.extra = std::string(line.substr(extra_at));
+      }
+    }
+    std::string dedup_key = r.op_signature + ',' + r.params_signature;
+    if (!seen.insert(dedup_key).second) {
+      content.duplicates.push_back(std::string(file_name) + ":" + std::to_string(line_no) +
+                                   ": duplicate result " + dedup_key +
+                                   " ignored (the first one wins)");
+      continue;
+    }
+    content.results.push_back(std::move(r));
+  }
+  return content;
+}
+
+Expected<ResultsFileContent> read_results_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) {
+      return Status(StatusCode::kNotFound, "results file '" + path + "' does not exist");
+    }
+    return io_error("cannot stat results file", path);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return io_error("cannot open results file", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return io_error("cannot read results file", path);
+  return parse_results(text.str(), path);
+}
+
+Status append_line_locked(const std::string& path, std::string_view header, std::string_view line,
+                          const std::function<Status(std::string_view existing)>& check_existing) {
+  LockedFd file(path, O_RDWR | O_CREAT | O_APPEND);
+  TUNEKIT_RETURN_IF_ERROR(file.status());
+  struct stat st {};
+  if (::fstat(file.fd(), &st) != 0) return io_error("cannot stat results file", path);
+  std::string buffer;
+  buffer.reserve(header.size() + line.size() + 2);
+  if (st.st_size == 0) {
+    buffer.append(header);
+  } else {
+    if (check_existing) {
+      auto existing = file.read_all();
+      if (!existing) return existing.status();
+      TUNEKIT_RETURN_IF_ERROR(check_existing(*existing));
+    }
+    // A previous writer may have died mid-line (or the file was hand-edited without a final
+    // newline): start on a fresh line rather than extending someone else's.
+    char last = '\n';
+    if (::pread(file.fd(), &last, 1, st.st_size - 1) == 1 && last != '\n') buffer.push_back('\n');
+  }
+  buffer.append(line);
+  buffer.push_back('\n');
+  return file.write_all(buffer);
+}
+
+Status write_file_locked(const std::string& path, std::string_view content) {
+  LockedFd file(path, O_WRONLY | O_CREAT);
+  TUNEKIT_RETURN_IF_ERROR(file.status());
+  if (::ftruncate(file.fd(), 0) != 0) return io_error("cannot truncate results file", path);
+  return file.write_all(content);
+}
+
+bool wildcard_match(std::string_view pattern, std::string_view signature) noexcept {
+  for (;;) {
+    const std::size_t p_end = pattern.find('_');
+    const std::size_t s_end = signature.find('_');
+    const std::string_view p_tok = pattern.substr(0, p_end);
+    const std::string_view s_tok = signature.substr(0, s_end);
+    if (p_tok != "*" && p_tok != s_tok) return false;
+    if (p_end == std::string_view::npos || s_end == std::string_view::npos) {
+      return p_end == std::string_view::npos && s_end == std::string_view::npos;
+    }
+    pattern.remove_prefix(p_end + 1);
+    signature.remove_prefix(s_end + 1);
+  }
+}
+
+}  // namespace tunekit

@@ -1,0 +1,188 @@
+// String-keyed results store with validated reads, per-line appends and full dumps.
+// See include/tunekit/tunable/results_manager.hpp.
+#include "tunekit/tunable/results_manager.hpp"
+
+#include "tunekit/core/log.hpp"
+
+namespace tunekit {
+
+std::optional<ResultEntry> ResultsManager::lookup(std::string_view op_signature,
+                                                  std::string_view params_signature) const {
+  std::shared_lock lock(mutex_);
+  auto op = ops_.find(op_signature);
+  if (op == ops_.end()) return std::nullopt;
+  auto it = op->second.by_params.find(params_signature);
+  if (it == op->second.by_params.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<ResultLine> ResultsManager::lookup_wildcard(std::string_view op_signature,
+                                                          std::string_view params_signature) const {
+  std::shared_lock lock(mutex_);
+  auto op = ops_.find(op_signature);
+  if (op == ops_.end()) return std::nullopt;
+  for (const std::string& pattern : op->second.wildcards) {
+    if (!wildcard_match(pattern, params_signature)) continue;
+    const ResultEntry& e = op->second.by_params.find(pattern)->second;
+    return ResultLine{std::string(op_signature), pattern, e.solution, e.time_ms, e.extra};
+  }
+  return std::nullopt;
+}
+
+bool ResultsManager::add_locked(ResultLine&& line) {
+  OpBucket& bucket = ops_[line.op_signature];
+  auto [it, inserted] = bucket.by_params.try_emplace(
+      line.params_signature,
+      ResultEntry{std::move(line.solution), line.time_ms, std::move(line.extra)});
+  if (!inserted) return false;
+  if (it->first.find('*') != std::string::npos) bucket.wildcards.push_back(it->first);
+  ++size_;
+  return true;
+}
+
+bool ResultsManager::add(ResultLine line) {
+  bool added = false;
+  {
+    std::unique_lock lock(mutex_);
+    added = add_locked(std::move(line));
+  }
+  if (added) touch();
+  return added;
+}
+
+Status ResultsManager::check_append_target(const std::string& path, std::string_view existing) {
+  auto content = parse_results(existing, path);
+  Status verdict = content ? validators_.validate(content->validators, path) : content.status();
+  if (!verdict.is_ok()) {
+    rejected_[path] = verdict.message();
+    return verdict;
+  }
+  validated_.insert(path);
+  return Status::ok();
+}
+
+Expected<bool> ResultsManager::add_and_persist(ResultLine line, const std::string& path) {
+  const std::string text = format_result_line(line);
+  if (!add(std::move(line))) return false;
+  if (path.empty()) return true;
+
+  std::lock_guard file_lock(file_mutex_);
+  if (rejected_.count(path) == 0) {
+    std::function<Status(std::string_view)> check;
+    if (validated_.count(path) == 0) {
+      check = [this, &path](std::string_view existing) {
+        return check_append_target(path, existing);
+      };
+    }
+    Status s = append_line_locked(path, format_header(validators_.values()), text, check);
+    if (s.is_ok()) {
+      validated_.insert(path);
+      return true;
+    }
+    if (rejected_.count(path) == 0) return s;  // an I/O error, not a rejection
+  }
+  if (warned_.insert(path).second) {
+    log::warn("not appending to results file '" + path + "', which was rejected (" +
+              rejected_[path] +
+              "); new results are kept in memory only: save them with write_file(<other name>)");
+  }
+  return true;
+}
+
+Status ResultsManager::read_file(const std::string& path) {
+  auto content = read_results_file(path);
+  Status verdict = content ? validators_.validate(content->validators, path) : content.status();
+  if (!verdict.is_ok()) {
+    if (verdict.code() == StatusCode::kParseError ||
+        verdict.code() == StatusCode::kValidatorMismatch) {
+      std::lock_guard file_lock(file_mutex_);
+      rejected_[path] = verdict.message();
+      validated_.erase(path);
+      log::info(1, "results validator check failed for '{}': {}", path, verdict.message());
+    }
+    return verdict;
+  }
+  for (const std::string& note : content->duplicates) log::info(1, "{}", note);
+  {
+    std::unique_lock lock(mutex_);
+    for (ResultLine& r : content->results) {
+      auto op = ops_.find(r.op_signature);
+      if (op != ops_.end()) {
+        auto it = op->second.by_params.find(r.params_signature);
+        if (it != op->second.by_params.end()) {
+          if (it->second.solution != r.solution) {
+            log::info(1, "{}: keeping {},{} -> {} already loaded; ignoring {} from the file", path,
+                      r.op_signature, r.params_signature, it->second.solution, r.solution);
+          }
+          continue;
+        }
+      }
+      add_locked(std::move(r));
+    }
+  }
+  {
+    std::lock_guard file_lock(file_mutex_);
+    rejected_.erase(path);
+    warned_.erase(path);
+    validated_.insert(path);
+  }
+  touch();
+  return Status::ok();
+}
+
+Status ResultsManager::write_file(const std::string& path) {
+  if (path.empty()) {
+    return Status(StatusCode::kInvalidArgument, "write_file: empty file name");
+  }
+  std::string content = format_header(validators_.values());
+  for (const ResultLine& r : results()) content.append(format_result_line(r)).push_back('\n');
+  std::lock_guard file_lock(file_mutex_);
+  if (auto it = rejected_.find(path); it != rejected_.end()) {
+    return Status(StatusCode::kValidatorMismatch,
+                  "refusing to overwrite results file '" + path + "', which was rejected (" +
+                      it->second + "); write to another file name");
+  }
+  TUNEKIT_RETURN_IF_ERROR(write_file_locked(path, content));
+  validated_.insert(path);
+  return Status::ok();
+}
+
+std::vector<ResultLine> ResultsManager::results() const {
+  std::shared_lock lock(mutex_);
+  std::vector<ResultLine> out;
+  out.reserve(size_);
+  for (const auto& [op, bucket] : ops_) {
+    for (const auto& [params, e] : bucket.by_params) {
+      out.push_back(ResultLine{op, params, e.solution, e.time_ms, e.extra});
+    }
+  }
+  return out;
+}
+
+std::size_t ResultsManager::size() const {
+  std::shared_lock lock(mutex_);
+  return size_;
+}
+
+void ResultsManager::clear() {
+  {
+    std::unique_lock lock(mutex_);
+    ops_.clear();
+    size_ = 0;
+  }
+  {
+    std::lock_guard file_lock(file_mutex_);
+    validated_.clear();
+    rejected_.clear();
+    warned_.clear();
+  }
+  epoch_.fetch_add(1, std::memory_order_acq_rel);
+  touch();
+}
+
+bool ResultsManager::is_rejected(const std::string& path) const {
+  std::lock_guard file_lock(file_mutex_);
+  return rejected_.count(path) != 0;
+}
+
+}  // namespace tunekit

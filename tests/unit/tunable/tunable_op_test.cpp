@@ -1,0 +1,584 @@
+// Unit tests for TunableOp and find_fastest with fake add candidates of known run times: dispatch
+// rules, persistence, screening budgets, numerical check, failures, robust winner, threads.
+#include "tunekit/tunable/tunable_op.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <thread>
+
+#include "fake_op.hpp"
+#include "tunekit/core/log.hpp"
+
+// Allocation counter for the "hits allocate nothing" test (counts only while armed, per thread).
+namespace {
+thread_local bool g_count_allocations = false;
+thread_local long g_allocations = 0;
+}  // namespace
+
+// GCC 12 pairs the inlined replacement new/delete below with the malloc/free inside them and
+// warns (a known false positive for replacement allocation functions).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (g_count_allocations) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
+
+namespace tunekit {
+namespace {
+
+using testing::AddParams;
+using testing::AddProblem;
+using testing::Behaviour;
+using testing::CandidateSet;
+using testing::FakeCandidate;
+using testing::result_lines_of;
+using testing::slurp;
+
+class TunableOpTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::clear_tunekit_env();
+    ctx_ = std::make_unique<TuningContext>();
+    ctx_->set_filename(dir_.file("results0.csv"));
+    ctx_->set_untuned_filename(dir_.file("untuned0.csv"));
+    ctx_->set_rotating_buffer_size(0);
+    ctx_->set_max_tuning_duration_ms(2);
+    ctx_->set_max_tuning_iterations(10);
+    // Rankings are checked in virtual time (exact nominal call times), so the tests do not
+    // depend on the load of the machine; ConcurrentHitsAndMisses uses real time.
+    testing::g_virtual_time = true;
+    ctx_->set_clock(&testing::virtual_now_ns);
+  }
+  void TearDown() override {
+    testing::g_virtual_time = false;
+    testing::clear_tunekit_env();
+    (void)log::set_sink("err");
+    log::set_level(0);
+  }
+  std::string capture_log() {
+    const std::string path = dir_.file("log.txt");
+    EXPECT_TRUE(log::set_sink(path).is_ok());
+    return path;
+  }
+  std::size_t result_count() const { return ctx_->get_results().size(); }
+
+  testing::TempDir dir_;
+  std::unique_ptr<TuningContext> ctx_;
+};
+
+TEST_F(TunableOpTest, ConstructorChecksCandidateList) {
+  EXPECT_THROW(TunableOp<AddParams>(CandidateList<AddParams>{}, *ctx_), Error);
+  CandidateSet no_default;
+  no_default.add("fast", "fake", 0);
+  EXPECT_THROW(TunableOp<AddParams>(std::move(no_default.list), *ctx_), Error);
+  CandidateSet duplicate;
+  duplicate.add("Default", "fake", 0);
+  duplicate.add("x", "fake", 0);
+  duplicate.add("x", "fake", 0);
+  EXPECT_THROW(TunableOp<AddParams>(std::move(duplicate.list), *ctx_), Error);
+}
+
+TEST_F(TunableOpTest, MissTunesPicksFastestPersistsAndHitsNeverRetune) {
+  CandidateSet set;
+  auto* def = set.add("Default", "fake", 300);
+  auto* fast = set.add("fast", "fake", 60);
+  auto* mid = set.add("mid", "other", 150);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(64);
+
+  ASSERT_TRUE(op(problem.params()).is_ok());
+  EXPECT_TRUE(problem.correct());  // the caller's output is computed by the winner
+  EXPECT_EQ(op.tunings(), 1u);
+  EXPECT_EQ(op.cached_solution(problem.params()), "fast");
+  const auto results = ctx_->get_results();
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].op_signature, "AddTunableOp_float");
+  EXPECT_EQ(results[0].params_signature, "n_64_t_0");
+  EXPECT_EQ(results[0].solution, "fast");
+  EXPECT_GT(results[0].time_ms, 0.04);
+  EXPECT_LT(results[0].time_ms, 1.0);
+  const auto lines = result_lines_of(ctx_->filename());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("AddTunableOp_float,n_64_t_0,fast,", 0), 0u);
+
+  const long def_calls = def->calls(), fast_calls = fast->calls(), mid_calls = mid->calls();
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(op(problem.params()).is_ok());
+  EXPECT_EQ(op.tunings(), 1u);
+  EXPECT_EQ(fast->calls(), fast_calls + 5);
+  EXPECT_EQ(def->calls(), def_calls);
+  EXPECT_EQ(mid->calls(), mid_calls);
+  EXPECT_EQ(result_lines_of(ctx_->filename()).size(), 1u);
+}
+
+TEST_F(TunableOpTest, SixCallsWithOneRepeatAddFourEntriesThenTuningOffAddsNone) {
+  CandidateSet set;
+  set.add("Default", "fake", 20);
+  set.add("fast", "fake", 5);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  std::vector<AddProblem> problems;
+  for (int tag : {1, 2, 3, 4}) problems.emplace_back(16, tag);
+  for (int i : {0, 1, 2, 3, 1, 1}) ASSERT_TRUE(op(problems[static_cast<std::size_t>(i)].params()).is_ok());
+  EXPECT_EQ(result_count(), 4u);
+  EXPECT_EQ(result_lines_of(ctx_->filename()).size(), 4u);
+
+  ctx_->enable_tuning(false);
+  AddProblem untuned(16, 99);
+  ASSERT_TRUE(op(untuned.params()).is_ok());
+  EXPECT_TRUE(untuned.correct());
+  EXPECT_EQ(result_count(), 4u);
+  EXPECT_EQ(op.cached_solution(untuned.params()), "Default");
+  ctx_->enable_tuning(true);  // a fallback decision is re-resolved after a switch change
+  EXPECT_EQ(op.cached_solution(untuned.params()), std::nullopt);
+  ASSERT_TRUE(op(untuned.params()).is_ok());
+  EXPECT_EQ(result_count(), 5u);
+}
+
+TEST_F(TunableOpTest, ZeroDurationAndIterationsStillGiveOneResultWith100Calls) {
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(0);
+  CandidateSet set;
+  set.add("Default", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok()) << report.status.to_string();
+  EXPECT_EQ(report.candidates[0].iterations, 100);
+  EXPECT_EQ(result_count(), 1u);
+  EXPECT_EQ(result_lines_of(ctx_->filename()).size(), 1u);
+}
+
+TEST_F(TunableOpTest, ScreenItersBudgetForASlowCandidate) {
+  // Scaled pytorch#190433: a ~30 ms call under a 5 ms / 5 iteration budget is probed once,
+  // screened with 1 call (screen 2 skipped) and profiled with 1 call.
+  ctx_->set_max_tuning_duration_ms(5);
+  ctx_->set_max_tuning_iterations(5);
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  auto* slow = set.add("Default", "fake", 30000);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(slow->calls(), 3);  // probe + screen 1 (1 call) + profile (1 call)
+  EXPECT_EQ(report.candidates[0].iterations, 1);
+  EXPECT_EQ(report.candidates[0].stats.count, 1u);
+  EXPECT_DOUBLE_EQ(report.candidates[0].probe_ms, 30.0);
+}
+
+TEST_F(TunableOpTest, DisabledRunsDefaultWithoutTuningOrFiles) {
+  ctx_->enable(false);
+  CandidateSet set;
+  auto* def = set.add("Default", "fake", 0);
+  auto* fast = set.add("fast", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(op(problem.params()).is_ok());
+  EXPECT_TRUE(problem.correct());
+  EXPECT_EQ(def->calls(), 3);
+  EXPECT_EQ(def->prepares(), 1);
+  EXPECT_EQ(fast->calls(), 0);
+  EXPECT_EQ(op.tunings(), 0u);
+  EXPECT_EQ(result_count(), 0u);
+  EXPECT_TRUE(slurp(ctx_->filename()).empty());
+}
+
+TEST_F(TunableOpTest, LoadedResultIsDispatchedAndUnknownSolutionWarnsThenRunsDefault) {
+  {
+    std::ofstream out(ctx_->filename());
+    for (const auto& [k, v] : ctx_->get_validators()) out << "Validator," << k << "," << v << "\n";
+    out << "AddTunableOp_float,n_8_t_0,mid,0.5\n";
+    out << "AddTunableOp_float,n_8_t_1,Gemm_Rocblas_-61,0.5\n";
+  }
+  const std::string log_path = capture_log();
+  CandidateSet set;
+  auto* def = set.add("Default", "fake", 0);
+  auto* fast = set.add("fast", "fake", 0);
+  auto* mid = set.add("mid", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+
+  AddProblem known(8, 0);
+  ASSERT_TRUE(op(known.params()).is_ok());
+  EXPECT_EQ(mid->calls(), 1);
+  EXPECT_EQ(mid->prepares(), 1);
+
+  AddProblem unknown(8, 1);
+  ASSERT_TRUE(op(unknown.params()).is_ok());
+  ASSERT_TRUE(op(unknown.params()).is_ok());
+  EXPECT_TRUE(unknown.correct());
+  EXPECT_EQ(def->calls(), 2);
+  EXPECT_EQ(fast->calls(), 0);
+  EXPECT_EQ(op.tunings(), 0u);
+  const std::string log = slurp(log_path);
+  const std::string warning =
+      "missing candidate Gemm_Rocblas_-61 for AddTunableOp_float,n_8_t_1; using Default";
+  ASSERT_NE(log.find(warning), std::string::npos) << log;
+  EXPECT_EQ(log.find(warning, log.find(warning) + 1), std::string::npos);  // once
+  EXPECT_EQ(result_lines_of(ctx_->filename()).size(), 2u);
+}
+
+TEST_F(TunableOpTest, NumericalCheckSkipsWrongNanFailingAndThrowingCandidates) {
+  CandidateSet set;
+  set.add("Default", "fake", 200);
+  set.add("wrong", "fake", 10, Behaviour::kWrong);
+  set.add("nan", "fake", 10, Behaviour::kNaN);
+  set.add("error", "fake", 10, Behaviour::kError);
+  set.add("throws", "fake", 10, Behaviour::kThrow);
+  set.add("unsupported", "fake", 10, Behaviour::kUnsupported);
+  set.add("good", "fake", 50);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(32);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  ASSERT_TRUE(report.winner_report() != nullptr);
+  EXPECT_EQ(report.winner_report()->name, "good");
+  ASSERT_TRUE(report.tolerance.has_value());
+  EXPECT_EQ(*report.tolerance, dtype_tolerance("float"));
+  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kWrongResult);
+  EXPECT_EQ(report.candidates[1].status.code(), StatusCode::kWrongResult);
+  EXPECT_NE(report.candidates[1].reason.find("wrong result"), std::string::npos);
+  EXPECT_EQ(report.candidates[2].outcome, CandidateOutcome::kWrongResult);
+  EXPECT_NE(report.candidates[2].reason.find("nan"), std::string::npos);
+  EXPECT_EQ(report.candidates[3].outcome, CandidateOutcome::kFailed);
+  EXPECT_NE(report.candidates[3].reason.find("probe: fake: kernel error"), std::string::npos);
+  EXPECT_EQ(report.candidates[4].outcome, CandidateOutcome::kFailed);
+  EXPECT_NE(report.candidates[4].reason.find("threw"), std::string::npos);
+  EXPECT_EQ(report.candidates[5].outcome, CandidateOutcome::kUnsupported);
+  EXPECT_TRUE(problem.c == std::vector<float>(32, 0.0f));  // tune() leaves the caller's C alone
+
+  // With the check off the fast wrong candidate wins: the check is what protects correctness.
+  ::setenv("TUNEKIT_NUMERICAL_CHECK", "0", 1);
+  AddProblem other(32, 7);
+  TuneReport unchecked = op.tune(other.params());
+  ASSERT_TRUE(unchecked.winner_report() != nullptr);
+  EXPECT_NE(unchecked.winner_report()->name, "good");
+  EXPECT_FALSE(unchecked.tolerance.has_value());
+
+  // Explicit tolerances from the environment are used as given.
+  ::setenv("TUNEKIT_NUMERICAL_CHECK", "0.5_0.25", 1);
+  AddProblem third(32, 8);
+  TuneReport loose = op.tune(third.params());
+  EXPECT_EQ(loose.tolerance, (Tolerance{0.5, 0.25}));
+
+  // A malformed value is a hard error naming the variable.
+  ::setenv("TUNEKIT_NUMERICAL_CHECK", "yes", 1);
+  AddProblem fourth(32, 9);
+  TuneReport bad = op.tune(fourth.params());
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status.message().find("TUNEKIT_NUMERICAL_CHECK"), std::string::npos);
+  Status dispatched = op(fourth.params());
+  EXPECT_EQ(dispatched.code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(TunableOpTest, CandidateFailingInsideProfileIsSkippedWithItsReason) {
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  set.add("Default", "fake", 100);
+  auto* flaky = set.add("flaky", "fake", 10);
+  flaky->set_fail_after(8);  // passes probe and screen 1, then fails
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(16);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(report.winner_report()->name, "Default");
+  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kFailed);
+  EXPECT_EQ(report.candidates[1].status.code(), StatusCode::kRuntimeError);
+  EXPECT_NE(report.candidates[1].reason.find("failed on call 9"), std::string::npos);
+}
+
+TEST_F(TunableOpTest, NoCandidateSucceedingIsAnErrorAndNothingIsStored) {
+  CandidateSet set;
+  set.add("Default", "fake", 0, Behaviour::kError);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  EXPECT_EQ(report.status.code(), StatusCode::kRuntimeError);
+  EXPECT_FALSE(report.winner.has_value());
+  EXPECT_EQ(op(problem.params()).code(), StatusCode::kRuntimeError);  // Default's own status
+  EXPECT_EQ(result_count(), 0u);
+}
+
+TEST_F(TunableOpTest, ScreensRejectClearlySlowerCandidates) {
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(20);
+  CandidateSet set;
+  set.add("Default", "fake", 40);
+  set.add("slow3x", "fake", 120);
+  set.add("slow1.3x", "fake", 52);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kRejectedScreen1);
+  EXPECT_NE(report.candidates[1].reason.find("screen 1"), std::string::npos);
+  EXPECT_EQ(report.candidates[2].outcome, CandidateOutcome::kRejectedScreen2);
+  EXPECT_EQ(report.winner_report()->name, "Default");
+}
+
+TEST_F(TunableOpTest, LibraryDisabledByEnvironmentIsSkippedAndMalformedIsAnError) {
+  CandidateSet set;
+  set.add("Default", "blis", 50);
+  set.add("blis_fast", "blis", 5);
+  set.add("eigen", "eigen", 20);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  ::setenv("TUNEKIT_BLIS_ENABLED", "0", 1);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(report.candidates[0].outcome, CandidateOutcome::kMeasured);  // Default always runs
+  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kDisabled);
+  EXPECT_EQ(report.candidates[1].reason, "TUNEKIT_BLIS_ENABLED=0");
+  EXPECT_EQ(report.winner_report()->name, "eigen");
+
+  ::setenv("TUNEKIT_BLIS_ENABLED", "nope", 1);
+  AddProblem other(8, 1);
+  TuneReport bad = op.tune(other.params());
+  EXPECT_EQ(bad.status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status.message().find("TUNEKIT_BLIS_ENABLED"), std::string::npos);
+}
+
+TEST_F(TunableOpTest, MalformedEnvironmentMakesMissesFailNamingTheVariable) {
+  CandidateSet set;
+  set.add("Default", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  ::setenv("TUNEKIT_MAX_TUNING_DURATION_MS", "fast", 1);
+  ASSERT_FALSE(ctx_->reload_environment().is_ok());
+  AddProblem problem(8);
+  Status s = op(problem.params());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("TUNEKIT_MAX_TUNING_DURATION_MS"), std::string::npos);
+}
+
+TEST_F(TunableOpTest, RotatingBuffersUseFloorRPlusOneCopiesWithASharedOffset) {
+  ctx_->set_rotating_buffer_size(1);  // 1 MiB
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  auto* def = set.add("Default", "fake", 5);
+  auto* other = set.add("other", "fake", 5);
+  def->record_outputs(true);
+  other->record_outputs(true);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(1024);  // P = 12 KiB -> 1 MiB / 12 KiB + 1 = 86 copies
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(report.rotating_copies, 86u);
+  EXPECT_EQ(def->distinct_outputs(), static_cast<std::size_t>(std::min<long>(def->calls(), 86)));
+  EXPECT_GT(other->distinct_outputs(), 1u);
+  EXPECT_NE(report.cache_flush_method, "off");
+}
+
+TEST_F(TunableOpTest, InterleavedRemeasurementOverridesALuckyProfile) {
+  // "lucky" is fast during its own profile (a quiet period) and slow afterwards; "steady" is
+  // always 7% slower than lucky's lucky phase. The interleaved pass measures both side by side.
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(20);
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  set.add("Default", "fake", 400);
+  auto* lucky = set.add("lucky", "fake", 0);
+  set.add("steady", "fake", 86);
+  // probe 1 + screen-1 lead 2 + screen 1 3 + screen 2 10 + profile lead 2 + profile 20 = 38.
+  lucky->set_time_of_call([](long call) { return call <= 38 ? 80.0 : 140.0; });
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_TRUE(report.interleaved);
+  EXPECT_TRUE(report.candidates[1].finalist);
+  EXPECT_TRUE(report.candidates[2].finalist);
+  EXPECT_FALSE(report.candidates[0].finalist);
+  EXPECT_GT(report.candidates[1].interleaved_median_ms, 0.12);
+  EXPECT_EQ(report.winner_report()->name, "steady");
+  EXPECT_EQ(report.runner_up()->name, "lucky");
+  EXPECT_EQ(report.candidates[2].score_ms, report.candidates[2].interleaved_median_ms);
+  EXPECT_EQ(report.winner_time_ms, report.candidates[2].stats.mean_ms);
+  EXPECT_GT(report.candidates[2].stats.count, 20u);  // profile + interleaved calls
+  EXPECT_GT(report.speedup_over_default(), 3.0);
+}
+
+TEST_F(TunableOpTest, TuneReportForTheCliTable) {
+  CandidateSet set;
+  set.add("Default", "fake", 200);
+  set.add("fast", "fake", 50);
+  set.add("wrong", "fake", 10, Behaviour::kWrong);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_TRUE(report.persisted);
+  EXPECT_FALSE(report.previous.has_value());
+  EXPECT_EQ(report.winner_report()->name, "fast");
+  EXPECT_EQ(report.default_report()->name, "Default");
+  EXPECT_EQ(report.runner_up()->name, "Default");
+  EXPECT_NEAR(report.speedup_over_default(), 4.0, 1e-6);
+  EXPECT_GT(report.timer_overhead_ms, 0.0);
+  for (const CandidateReport& c : report.candidates) {
+    if (c.measured()) {
+      EXPECT_GT(c.stats.count, 0u);
+      EXPECT_LE(c.stats.min_ms, c.stats.mean_ms);
+      EXPECT_GE(c.stats.max_ms, c.stats.mean_ms);
+      EXPECT_GE(c.stats.stddev_ms, 0.0);
+      EXPECT_GE(c.iterations, 1);
+    }
+  }
+  const std::string table = format_report(report);
+  EXPECT_NE(table.find("AddTunableOp_float(n_8_t_0)"), std::string::npos);
+  EXPECT_NE(table.find("wrong-result"), std::string::npos);
+  EXPECT_NE(table.find("winner fast"), std::string::npos);
+  EXPECT_NE(table.find("runner-up Default"), std::string::npos);
+
+  TuneReport again = op.tune(problem.params());
+  ASSERT_TRUE(again.previous.has_value());
+  EXPECT_EQ(again.previous->solution, "fast");
+  EXPECT_FALSE(again.persisted);
+  EXPECT_EQ(result_count(), 1u);
+}
+
+TEST_F(TunableOpTest, ConcurrentHitsAndMissesFromThreads) {
+  testing::g_virtual_time = false;
+  ctx_->set_clock(&now_ns);
+  CandidateSet set;
+  set.add("Default", "fake", 30);
+  set.add("fast", "fake", 5);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  constexpr int kThreads = 4;
+  constexpr int kKeys = 6;
+  std::vector<std::vector<AddProblem>> problems(kThreads);
+  for (auto& per_thread : problems) {
+    for (int k = 0; k < kKeys; ++k) per_thread.emplace_back(32, k);
+  }
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 3000; ++i) {
+        AddProblem& p = problems[static_cast<std::size_t>(t)][static_cast<std::size_t>((i + t) % kKeys)];
+        if (!op(p.params()).is_ok()) failures.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(op.tunings(), static_cast<std::size_t>(kKeys));  // each key tuned exactly once
+  EXPECT_EQ(result_count(), static_cast<std::size_t>(kKeys));
+  EXPECT_EQ(result_lines_of(ctx_->filename()).size(), static_cast<std::size_t>(kKeys));
+  for (auto& per_thread : problems) {
+    for (auto& p : per_thread) EXPECT_TRUE(p.correct());
+  }
+}
+
+TEST_F(TunableOpTest, HitPathAllocatesNothing) {
+  CandidateSet set;
+  set.add("Default", "fake", 0);
+  set.add("fast", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  std::vector<AddProblem> problems;
+  for (int k = 0; k < 40; ++k) problems.emplace_back(4, k);  // forces table growth
+  for (auto& p : problems) ASSERT_TRUE(op(p.params()).is_ok());
+  g_allocations = 0;
+  g_count_allocations = true;
+  Status s;
+  for (int i = 0; i < 1000; ++i) s = op(problems[static_cast<std::size_t>(i % 40)].params());
+  g_count_allocations = false;
+  EXPECT_TRUE(s.is_ok());
+  EXPECT_EQ(g_allocations, 0);
+}
+
+TEST_F(TunableOpTest, RecordUntunedWritesEachMissOnceAndReenablingRecordsAgain) {
+  {
+    std::ofstream out(ctx_->filename());
+    for (const auto& [k, v] : ctx_->get_validators()) out << "Validator," << k << "," << v << "\n";
+    out << "AddTunableOp_float,n_8_t_5,fast,0.5\n";
+  }
+  ctx_->enable_tuning(false);
+  ctx_->enable_record_untuned(true);
+  ctx_->enable_blas_log(true);
+  CandidateSet set;
+  set.add("Default", "fake", 0);
+  set.add("fast", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem a(8, 1), b(8, 2), hit(8, 5);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(op(a.params()).is_ok());
+    ASSERT_TRUE(op(b.params()).is_ok());
+    ASSERT_TRUE(op(hit.params()).is_ok());
+  }
+  EXPECT_TRUE(a.correct());
+  // The results file is not read while recording (upstream V25): every problem is recorded.
+  const auto lines = testing::lines_of(ctx_->untuned_filename());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "AddTunableOp_float,n_8_t_1,BLAS_PARAMS: - { function: add, N: 8 }");
+  EXPECT_EQ(lines[1], "AddTunableOp_float,n_8_t_2,BLAS_PARAMS: - { function: add, N: 8 }");
+  EXPECT_EQ(result_count(), 0u);
+
+  ctx_->enable_record_untuned(false);
+  ctx_->enable_record_untuned(true);  // clears the dedup set
+  ASSERT_TRUE(op(a.params()).is_ok());
+  EXPECT_EQ(testing::lines_of(ctx_->untuned_filename()).size(), 4u);
+}
+
+TEST_F(TunableOpTest, HitsRecordNothingWhenTheResultsFileWasLoaded) {
+  {
+    std::ofstream out(ctx_->filename());
+    for (const auto& [k, v] : ctx_->get_validators()) out << "Validator," << k << "," << v << "\n";
+    out << "AddTunableOp_float,n_8_t_5,fast,0.5\n";
+  }
+  ctx_->enable_tuning(false);
+  CandidateSet set;
+  set.add("Default", "fake", 0);
+  auto* fast = set.add("fast", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem hit(8, 5), miss(8, 6);
+  ASSERT_TRUE(op(hit.params()).is_ok());  // loads the file
+  ctx_->enable_record_untuned(true);
+  ASSERT_TRUE(op(hit.params()).is_ok());
+  ASSERT_TRUE(op(miss.params()).is_ok());
+  EXPECT_EQ(fast->calls(), 2);
+  const auto lines = testing::lines_of(ctx_->untuned_filename());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "AddTunableOp_float,n_8_t_6");
+}
+
+TEST_F(TunableOpTest, WildcardFallbackWithTuningOff) {
+  ASSERT_TRUE(ctx_->add_result({"AddTunableOp_float", "n_*_t_3", "fast", 0.1, ""}).value());
+  ctx_->enable_tuning(false);
+  CandidateSet set;
+  auto* def = set.add("Default", "fake", 0);
+  auto* fast = set.add("fast", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem matching(17, 3), other(17, 4);
+  ASSERT_TRUE(op(matching.params()).is_ok());
+  EXPECT_EQ(def->calls(), 1);  // fallback off: Default
+  ctx_->enable_wildcard_fallback(true);
+  ASSERT_TRUE(op(matching.params()).is_ok());
+  ASSERT_TRUE(op(other.params()).is_ok());
+  EXPECT_EQ(fast->calls(), 1);
+  EXPECT_EQ(def->calls(), 2);
+  EXPECT_EQ(result_count(), 1u);  // no concrete entry is added
+}
+
+TEST_F(TunableOpTest, ProcessContextWorksEndToEnd) {
+  TuningContext& ctx = tuning_context();
+  ASSERT_TRUE(ctx.reset().is_ok());
+  ctx.set_filename(dir_.file("global0.csv"));
+  ctx.set_rotating_buffer_size(0);
+  ctx.set_max_tuning_duration_ms(1);
+  ctx.set_max_tuning_iterations(5);
+  CandidateSet set;
+  set.add("Default", "fake", 0);
+  TunableOp<AddParams> op(std::move(set.list));
+  AddProblem problem(8);
+  ASSERT_TRUE(op(problem.params()).is_ok());
+  EXPECT_EQ(result_lines_of(dir_.file("global0.csv")).size(), 1u);
+  ASSERT_TRUE(ctx.reset().is_ok());
+}
+
+}  // namespace
+}  // namespace tunekit
