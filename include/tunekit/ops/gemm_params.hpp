@@ -2,9 +2,9 @@
 // with TunableOp signatures, problem keys, operand workspaces and output comparison.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,19 +23,27 @@ enum class GemmKind : std::uint8_t { kGemm = 0, kStridedBatched = 1, kGemmAndBia
 struct BFloat16 {
   std::uint16_t bits = 0;
 };
-/// Round-to-nearest-even float -> bfloat16 conversion; NaN stays NaN.
+/// Round-to-nearest-even float -> bfloat16 conversion; NaN stays (quiet) NaN, infinities stay.
 BFloat16 to_bfloat16(float x) noexcept;
 /// Exact bfloat16 -> float conversion.
 float to_float(BFloat16 x) noexcept;
+/// Converts `count` bfloat16 values to float (exact). `src` and `dst` must not overlap.
+void to_float(const BFloat16* src, float* dst, std::size_t count) noexcept;
+/// Converts `count` floats to bfloat16 with round-to-nearest-even.
+void to_bfloat16(const float* src, BFloat16* dst, std::size_t count) noexcept;
 
 /// TunableOp dtype token ("float", "double", "BFloat16").
 std::string_view dtype_name(DType dtype) noexcept;
-/// Bytes of one A/B element.
+/// TunableOp op-name prefix of a kind ("Gemm", "GemmStridedBatched", "GemmAndBias").
+std::string_view kind_name(GemmKind kind) noexcept;
+/// Bytes of one A/B element (4, 8 or 2).
 std::size_t element_bytes(DType dtype) noexcept;
 /// Bytes of one C / bias element (4 for float and bf16, 8 for double).
 std::size_t output_element_bytes(DType dtype) noexcept;
 
 /// The identity of a GEMM problem; trivially copyable, compared and hashed without allocation.
+/// Transposes are stored lower case, so 'N' and 'n' give the same key. As upstream, batch
+/// strides, alpha, beta and pointers are not part of the key.
 struct GemmKey {
   GemmKind kind = GemmKind::kGemm;
   DType dtype = DType::kFloat;
@@ -48,13 +56,16 @@ struct GemmKey {
 class GemmWorkspace;
 
 /// One GEMM call: C = alpha * op(A) * op(B) + beta * C, column-major (BLAS) semantics.
-/// Shapes:  op(A) is m x k, op(B) is k x n, C is m x n. transa/transb are 'n' or 't'
-///          (lower case, as TunableOp writes them). A is stored m x k (lda >= m) when transa is
-///          'n', else k x m (lda >= k); likewise B (ldb >= k for 'n', >= n for 't'); ldc >= m.
-/// Batched: `batch` problems at element strides stride_a/b/c (kStridedBatched).
+/// Shapes:  op(A) is m x k, op(B) is k x n, C is m x n. transa/transb are 'n' or 't' (either
+///          case; TunableOp writes lower case). A is stored m x k (lda >= m) when transa is 'n',
+///          else k x m (lda >= k); likewise B (ldb >= k for 'n', >= n for 't'); ldc >= m.
+///          m, n, k, leading dimensions and batch are at most 2^31 - 1 (32-bit BLAS integers).
+/// Batched: `batch` problems at element strides stride_a/b/c (kStridedBatched); stride_a and
+///          stride_b may be 0 (broadcast), stride_c must keep the outputs apart.
 /// Bias:    kGemmAndBias adds bias[i] (length m, output element type) to row i of every column;
 ///          beta must be 0 (as upstream's fused epilogue).
-/// Units:   strides and leading dimensions in elements.
+/// Units:   strides and leading dimensions in elements. When beta is 0, C is not read (BLAS
+///          semantics: NaN in C does not propagate).
 struct GemmParams {
   GemmKind kind = GemmKind::kGemm;
   DType dtype = DType::kFloat;
@@ -74,56 +85,99 @@ struct GemmParams {
   using Key = GemmKey;
   using Workspace = GemmWorkspace;
 
+  /// True when op(A) is A (transa 'n' or 'N').
+  bool a_is_n() const noexcept { return transa == 'n' || transa == 'N'; }
+  /// True when op(B) is B (transb 'n' or 'N').
+  bool b_is_n() const noexcept { return transb == 'n' || transb == 'N'; }
+
   /// "GemmTunableOp_float_TN", "GemmStridedBatchedTunableOp_BFloat16_NN", "GemmAndBiasTunableOp_...".
   std::string op_signature() const;
   /// "tn_4096_16_4096_ld_4096_4096_4096"; batched: "nn_m_n_k_B_batch_ld_lda_ldb_ldc".
+  /// Transposes are written lower case, as TunableOp does.
   std::string signature() const;
+  /// The problem's identity (no allocation).
   Key key() const noexcept;
+  /// 64-bit hash of a key (no allocation; stable within a build, not across versions).
   static std::uint64_t hash(const Key& key) noexcept;
   /// 2*m*n*k*batch (+ m*n*batch for the bias).
   double flops() const noexcept;
-  /// Checks shapes, leading dims, transposes and pointers. kInvalidArgument naming the field.
+
+  /// Checks shapes, leading dimensions, strides, transposes, alpha/beta and the bias rule, but
+  /// not the pointers. Errors: kInvalidArgument naming the field and the violated bound.
+  Status validate_shape() const;
+  /// validate_shape() plus non-null a, b, c (and bias for kGemmAndBias).
+  /// Errors: kInvalidArgument naming the field.
   Status validate() const;
 
-  /// Bytes each operand spans, with the upstream minimum-dense rule (tunableop.md §4.4).
+  /// Bytes each operand spans, with the upstream minimum-dense rule (tunableop.md §4.4):
+  /// A = elem * max(lda * cols(A), m * k); batched: max(stride * batch, that * batch).
+  /// Saturates at SIZE_MAX for absurd shapes (validate_shape() rejects those).
   std::size_t a_bytes() const noexcept;
   std::size_t b_bytes() const noexcept;
   std::size_t c_bytes() const noexcept;
+  /// m output elements for kGemmAndBias, else 0.
   std::size_t bias_bytes() const noexcept;
+  /// c_bytes(): what a rotating-buffer copy of the output needs.
+  std::size_t output_bytes() const noexcept { return c_bytes(); }
+  /// a_bytes() + b_bytes() + bias_bytes(): the inputs a rotating-buffer copy needs.
+  std::size_t operand_bytes() const noexcept { return a_bytes() + b_bytes() + bias_bytes(); }
+
+  /// compare_gemm_output(*this, reference, got, atol, rtol).
+  Status compare_output(const void* reference, const void* got, double atol, double rtol) const;
 
   /// Parses TunableOp signatures (both current `_ld_` and old forms) into params without
-  /// operand pointers. Old forms get dense leading dimensions. Errors: kParseError with reason;
-  /// kUnsupported for op kinds tunekit does not run (ScaledGemm, Half, complex).
+  /// operand pointers (alpha 1, beta 0). Old forms get dense leading dimensions; batched
+  /// problems get dense strides. Transposes come out lower case.
+  /// Errors: kUnsupported with the reason for op kinds and dtypes tunekit does not run
+  /// (ScaledGemm, Half, tf32, complex, fp8); kParseError with the reason and the offending
+  /// token for anything malformed or inconsistent (e.g. lda < m).
   static Expected<GemmParams> from_signature(std::string_view op_signature,
                                              std::string_view params_signature);
 };
 
 /// Owns operand buffers for a problem: `copies` sets of A, B, C (and bias), for rotating
-/// buffers and numerical checks. Copy 0 holds copies of the caller's operands.
+/// buffers and numerical checks. Every copy holds the same contents; buffers are 64-byte
+/// aligned and span a_bytes() / b_bytes() / c_bytes() / bias_bytes() of the problem.
 class GemmWorkspace {
  public:
-  /// Allocates `copies` operand sets shaped like `params`, filling A/B/bias copies from the
-  /// caller's data (or, with `random_fill`, from a deterministic generator with `seed`) and each
-  /// C from the caller's C (or zeros). Errors: kInvalidArgument for invalid params.
+  /// Allocates `copies` (>= 1) operand sets shaped like `params`. Without `random_fill`, A, B
+  /// and bias are copied from the caller's pointers and C from the caller's C (zeros when
+  /// params.c is null). With `random_fill`, A, B, bias and C (padding included) are filled
+  /// from a deterministic generator seeded by `seed`: values uniform in [-1, 1), exactly
+  /// representable in the element type, so every copy and every run sees the same data.
+  /// Errors: kInvalidArgument for invalid shapes, copies == 0, or missing operand pointers
+  /// without random_fill; kRuntimeError when memory cannot be allocated.
   static Expected<std::unique_ptr<GemmWorkspace>> create(const GemmParams& params,
                                                         std::size_t copies, bool random_fill,
                                                         std::uint64_t seed = 1);
+  /// Number of operand sets.
   std::size_t copies() const noexcept { return copies_; }
-  /// Params whose a/b/c/bias point into copy i (i < copies()).
+  /// Params whose a/b/c/bias point into copy i (i < copies()); other fields as given.
   GemmParams bind(std::size_t i) const noexcept;
   /// Restores C of copy i from the initial C contents.
   void reset_output(std::size_t i) noexcept;
+  /// The initial C contents (c_bytes() bytes), as every copy started.
+  const void* initial_output() const noexcept { return c_initial_.get(); }
 
  private:
+  struct FreeDeleter {
+    void operator()(unsigned char* p) const noexcept;
+  };
+  using Buffer = std::unique_ptr<unsigned char[], FreeDeleter>;
+  static Buffer allocate(std::size_t bytes);
+
   GemmParams base_{};
   std::size_t copies_ = 0;
-  std::vector<std::vector<unsigned char>> a_, b_, c_, bias_;
-  std::vector<unsigned char> c_initial_;
+  std::vector<Buffer> a_, b_, c_, bias_;
+  Buffer c_initial_;
 };
 
-/// Compares two outputs of `params`' shape (ldc-strided, batched) elementwise:
-/// |got - ref| <= atol + rtol * |ref|, NaN in got fails. Returns kWrongResult naming the first
-/// bad element (batch, row, column, values) and the count of mismatches.
+/// Compares two outputs of `params`' shape (ldc-strided, batched at stride_c) elementwise:
+/// |got - ref| <= atol + rtol * |ref|. Only the m x n part of each output is compared; a NaN
+/// in `got` fails unless `reference` holds NaN at the same place. Values are read as float
+/// (kFloat, kBFloat16) or double (kDouble).
+/// Errors: kWrongResult naming the first bad element (batch, row, column, both values) and
+/// the count of mismatches; kInvalidArgument for invalid shapes or null pointers.
 Status compare_gemm_output(const GemmParams& params, const void* reference, const void* got,
                            double atol, double rtol);
 

@@ -1,0 +1,525 @@
+// Tests of GemmParams: TunableOp signatures and their parser, keys, validation, byte sizes,
+// workspaces, output comparison and bf16 conversions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "tunekit/ops/gemm_params.hpp"
+
+namespace tunekit::ops {
+namespace {
+
+GemmParams make(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+  GemmParams p;
+  p.transa = ta;
+  p.transb = tb;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.lda = (ta == 'n' || ta == 'N') ? m : k;
+  p.ldb = (tb == 'n' || tb == 'N') ? k : n;
+  p.ldc = m;
+  return p;
+}
+
+TEST(GemmSignature, MatchesTunableOpFormats) {
+  GemmParams p = make('t', 'n', 4096, 16, 4096);
+  EXPECT_EQ(p.op_signature(), "GemmTunableOp_float_TN");
+  EXPECT_EQ(p.signature(), "tn_4096_16_4096_ld_4096_4096_4096");
+
+  p.dtype = DType::kBFloat16;
+  p.kind = GemmKind::kGemmAndBias;
+  EXPECT_EQ(p.op_signature(), "GemmAndBiasTunableOp_BFloat16_TN");
+
+  GemmParams b = make('n', 'n', 64, 64, 32);
+  b.kind = GemmKind::kStridedBatched;
+  b.dtype = DType::kDouble;
+  b.batch = 8;
+  EXPECT_EQ(b.op_signature(), "GemmStridedBatchedTunableOp_double_NN");
+  EXPECT_EQ(b.signature(), "nn_64_64_32_B_8_ld_64_32_64");
+
+  // Upper-case transposes are accepted and written the TunableOp way.
+  GemmParams u = make('T', 'T', 5, 7, 3);
+  EXPECT_EQ(u.op_signature(), "GemmTunableOp_float_TT");
+  EXPECT_EQ(u.signature(), "tt_5_7_3_ld_3_7_5");
+  EXPECT_EQ(u.key(), make('t', 't', 5, 7, 3).key());
+}
+
+TEST(GemmSignature, ParsesCurrentAndOldForms) {
+  auto p = GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096");
+  ASSERT_TRUE(p) << p.status().to_string();
+  EXPECT_EQ(p->kind, GemmKind::kGemm);
+  EXPECT_EQ(p->dtype, DType::kFloat);
+  EXPECT_EQ(p->transa, 't');
+  EXPECT_EQ(p->transb, 'n');
+  EXPECT_EQ(p->m, 4096);
+  EXPECT_EQ(p->n, 16);
+  EXPECT_EQ(p->k, 4096);
+  EXPECT_EQ(p->alpha, 1.0);
+  EXPECT_EQ(p->beta, 0.0);
+
+  // Old form (before mid-2024): dense leading dimensions, and it re-signs in the new form.
+  auto old = GemmParams::from_signature("GemmTunableOp_float_NT", "nt_25088_4096_64");
+  ASSERT_TRUE(old) << old.status().to_string();
+  EXPECT_EQ(old->lda, 25088);  // A is m x k for 'n'
+  EXPECT_EQ(old->ldb, 4096);   // B is n x k for 't'
+  EXPECT_EQ(old->ldc, 25088);
+  EXPECT_EQ(old->signature(), "nt_25088_4096_64_ld_25088_4096_25088");
+
+  auto bf = GemmParams::from_signature("GemmTunableOp_BFloat16_TN", "tn_8192_2_3584");
+  ASSERT_TRUE(bf);
+  EXPECT_EQ(bf->dtype, DType::kBFloat16);
+  EXPECT_EQ(bf->lda, 3584);
+  EXPECT_EQ(bf->ldb, 3584);
+  EXPECT_EQ(bf->ldc, 8192);
+
+  auto batched = GemmParams::from_signature("GemmStridedBatchedTunableOp_float_NN",
+                                            "nn_64_64_32_B_8_ld_64_32_64");
+  ASSERT_TRUE(batched) << batched.status().to_string();
+  EXPECT_EQ(batched->batch, 8);
+  EXPECT_EQ(batched->stride_a, 64 * 32);
+  EXPECT_EQ(batched->stride_b, 32 * 64);
+  EXPECT_EQ(batched->stride_c, 64 * 64);
+
+  auto bias = GemmParams::from_signature("GemmAndBiasTunableOp_float_TN",
+                                         "tn_768_32_1024_ld_1024_1024_768");
+  ASSERT_TRUE(bias);
+  EXPECT_EQ(bias->kind, GemmKind::kGemmAndBias);
+
+  // Padded leading dimensions are kept exactly (ROCm/TheRock#5553).
+  auto padded = GemmParams::from_signature("GemmTunableOp_float_NT",
+                                           "nt_65536_32768_384_ld_65536_65536_65536");
+  ASSERT_TRUE(padded);
+  EXPECT_EQ(padded->ldb, 65536);
+  EXPECT_EQ(padded->signature(), "nt_65536_32768_384_ld_65536_65536_65536");
+}
+
+TEST(GemmSignature, RealSignaturesRoundTrip) {
+  std::ifstream in(std::string(TUNEKIT_TEST_DATA_DIR) + "/ops/gemm_signatures.csv");
+  ASSERT_TRUE(in) << "missing fixture tests/data/ops/gemm_signatures.csv";
+  std::string line;
+  int parsed = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto comma = line.find(',');
+    ASSERT_NE(comma, std::string::npos) << line;
+    const std::string op = line.substr(0, comma);
+    const std::string params = line.substr(comma + 1);
+    auto p = GemmParams::from_signature(op, params);
+    ASSERT_TRUE(p) << line << ": " << p.status().to_string();
+    EXPECT_EQ(p->op_signature(), op) << line;
+    if (params.find("_ld_") != std::string::npos) {
+      EXPECT_EQ(p->signature(), params) << line;
+    }
+    EXPECT_TRUE(p->validate_shape()) << line;
+    ++parsed;
+  }
+  EXPECT_GE(parsed, 20);
+}
+
+TEST(GemmSignature, SharedWorkloadsParse) {
+  // Every workload file the project ships must parse (skipped when ../shared is absent).
+  const std::filesystem::path dir = std::string(TUNEKIT_SHARED_DATA_DIR) + "/workloads";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no " << dir;
+  int parsed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".csv") continue;
+    std::ifstream in(entry.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      const auto comma = line.find(',');
+      if (comma == std::string::npos) continue;
+      auto p = GemmParams::from_signature(line.substr(0, comma), line.substr(comma + 1));
+      ASSERT_TRUE(p) << entry.path() << ": " << line << ": " << p.status().to_string();
+      EXPECT_EQ(p->signature(), line.substr(comma + 1));
+      ++parsed;
+    }
+  }
+  EXPECT_GT(parsed, 30);
+}
+
+TEST(GemmSignature, UnsupportedKindsSayWhy) {
+  struct Case {
+    const char* op;
+    const char* params;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"ScaledGemmTunableOp_Float8_e4m3fn_Float8_e4m3fn_Half_TN",
+       "tn_16_16_16_ld_16_16_16_rw_0_bias_None", "ScaledGemm"},
+      {"GemmTunableOp_Half_NN", "nn_37_37_37_ld_37_37_37", "Half"},
+      {"GemmTunableOp_tf32_NN", "nn_37_37_37_ld_37_37_37", "tf32"},
+      {"GemmTunableOp_c10::complex<float>_NN", "nn_4_4_4_ld_4_4_4", "complex"},
+      {"GemmTunableOp_c10::complex<double>_TN", "tn_4_4_4_ld_4_4_4", "complex"},
+      {"GemmTunableOp_Float8_e5m2_TN", "tn_4_4_4_ld_4_4_4", "Float8_e5m2"},
+  };
+  for (const Case& c : cases) {
+    auto p = GemmParams::from_signature(c.op, c.params);
+    ASSERT_FALSE(p) << c.op;
+    EXPECT_EQ(p.status().code(), StatusCode::kUnsupported) << c.op;
+    EXPECT_NE(p.status().message().find(c.reason), std::string::npos) << p.status().message();
+  }
+}
+
+TEST(GemmSignature, GarbageIsAParseErrorWithAReason) {
+  struct Case {
+    const char* op;
+    const char* params;
+    const char* reason;
+  };
+  const Case cases[] = {
+      {"", "nn_1_1_1", "expected GemmTunableOp"},
+      {"Gemm_float_NN", "nn_1_1_1", "expected GemmTunableOp"},
+      {"GemmTunableOp_float", "nn_1_1_1", "layout"},
+      {"GemmTunableOp_float_NX", "nn_1_1_1", "layout"},
+      {"GemmTunableOp_int8_NN", "nn_1_1_1", "unknown dtype 'int8'"},
+      {"GemmTunableOp_float_NN", "", "expected {ta}{tb}"},
+      {"GemmTunableOp_float_NN", "nn_1_1", "expected {ta}{tb}"},
+      {"GemmTunableOp_float_NN", "nx_1_1_1", "two of n/t"},
+      {"GemmTunableOp_float_NN", "tn_1_1_1", "disagree"},
+      {"GemmTunableOp_float_NN", "nn_4x_1_1", "m '4x' is not a number"},
+      {"GemmTunableOp_float_NN", "nn_1_-1_1", "n '-1' is not a number"},
+      {"GemmTunableOp_float_NN", "nn_1_1_0", "k 0 is out of range"},
+      {"GemmTunableOp_float_NN", "nn_1_1_99999999999", "out of range"},
+      {"GemmTunableOp_float_NN", "nn_4_4_4_ld_4_4", "three values"},
+      {"GemmTunableOp_float_NN", "nn_4_4_4_ld_4_4_4_9", "three values"},
+      {"GemmTunableOp_float_NN", "nn_4_4_4_xx_4_4_4", "unexpected token 'xx'"},
+      {"GemmTunableOp_float_NN", "nn_8_4_4_ld_4_4_8", "lda (4) must be >= m (8)"},
+      {"GemmTunableOp_float_TN", "tn_8_4_6_ld_5_6_8", "lda (5) must be >= k (6)"},
+      {"GemmTunableOp_float_NT", "nt_8_4_6_ld_8_3_8", "ldb (3) must be >= n (4)"},
+      {"GemmTunableOp_float_NN", "nn_8_4_6_ld_8_6_7", "ldc (7) must be >= m (8)"},
+      {"GemmTunableOp_float_NN", "nn_4_4_4_B_2_ld_4_4_4", "only valid for GemmStridedBatched"},
+      {"GemmStridedBatchedTunableOp_float_NN", "nn_4_4_4_ld_4_4_4", "_B_"},
+      {"GemmStridedBatchedTunableOp_float_NN", "nn_4_4_4_B", "missing batch"},
+      {"GemmStridedBatchedTunableOp_float_NN", "nn_4_4_4_B_0_ld_4_4_4", "batch 0"},
+      {"GemmTunableOp_float_NN", "nn_1_2_3_4_5_6_7_8_9_10_11", "too many"},
+  };
+  for (const Case& c : cases) {
+    auto p = GemmParams::from_signature(c.op, c.params);
+    ASSERT_FALSE(p) << c.op << "," << c.params;
+    EXPECT_EQ(p.status().code(), StatusCode::kParseError) << c.op << "," << c.params;
+    EXPECT_NE(p.status().message().find(c.reason), std::string::npos)
+        << c.op << "," << c.params << " -> " << p.status().message();
+  }
+}
+
+TEST(GemmKeyTest, EqualProblemsShareKeysAndHashes) {
+  GemmParams a = make('t', 'n', 4096, 16, 4096);
+  GemmParams b = a;
+  b.alpha = 2;     // not part of the key
+  b.a = &a;        // nor are pointers
+  EXPECT_EQ(a.key(), b.key());
+  EXPECT_EQ(GemmParams::hash(a.key()), GemmParams::hash(b.key()));
+
+  // Every field of the key changes it; hashes of the variants are distinct.
+  std::vector<GemmParams> variants;
+  variants.push_back(a);
+  auto vary = [&](auto f) {
+    GemmParams v = a;
+    f(v);
+    variants.push_back(v);
+  };
+  vary([](GemmParams& v) { v.kind = GemmKind::kGemmAndBias; });
+  vary([](GemmParams& v) { v.dtype = DType::kDouble; });
+  vary([](GemmParams& v) { v.transa = 'n'; });
+  vary([](GemmParams& v) { v.transb = 't'; });
+  vary([](GemmParams& v) { v.m = 4095; });
+  vary([](GemmParams& v) { v.n = 17; });
+  vary([](GemmParams& v) { v.k = 4097; });
+  vary([](GemmParams& v) { v.lda = 4100; });
+  vary([](GemmParams& v) { v.ldb = 4100; });
+  vary([](GemmParams& v) { v.ldc = 4100; });
+  vary([](GemmParams& v) {
+    v.kind = GemmKind::kStridedBatched;
+    v.batch = 2;
+  });
+  std::unordered_set<std::uint64_t> hashes;
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    for (std::size_t j = i + 1; j < variants.size(); ++j) {
+      EXPECT_FALSE(variants[i].key() == variants[j].key()) << i << " vs " << j;
+    }
+    hashes.insert(GemmParams::hash(variants[i].key()));
+  }
+  EXPECT_EQ(hashes.size(), variants.size());
+}
+
+TEST(GemmParamsTest, Flops) {
+  GemmParams p = make('n', 'n', 3, 5, 7);
+  EXPECT_EQ(p.flops(), 2.0 * 3 * 5 * 7);
+  p.kind = GemmKind::kGemmAndBias;
+  EXPECT_EQ(p.flops(), 2.0 * 3 * 5 * 7 + 3 * 5);
+  p.kind = GemmKind::kStridedBatched;
+  p.batch = 4;
+  EXPECT_EQ(p.flops(), 4 * 2.0 * 3 * 5 * 7);
+}
+
+TEST(GemmParamsTest, ValidateNamesTheField) {
+  const float dummy[4] = {};
+  float out[4] = {};
+  auto expect_invalid = [](const GemmParams& p, const std::string& what) {
+    Status s = p.validate();
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << what;
+    EXPECT_NE(s.message().find(what), std::string::npos) << s.message();
+  };
+  GemmParams ok = make('n', 'n', 2, 2, 2);
+  ok.a = dummy;
+  ok.b = dummy;
+  ok.c = out;
+  EXPECT_TRUE(ok.validate());
+
+  GemmParams p = ok;
+  p.transa = 'x';
+  expect_invalid(p, "transa");
+  p = ok;
+  p.transb = 'c';
+  expect_invalid(p, "transb");
+  p = ok;
+  p.m = 0;
+  expect_invalid(p, "m must be");
+  p = ok;
+  p.k = -3;
+  expect_invalid(p, "k must be");
+  p = ok;
+  p.lda = 1;
+  expect_invalid(p, "lda (1) must be >= m (2)");
+  p = ok;
+  p.ldb = 1;
+  expect_invalid(p, "ldb (1) must be >= k (2)");
+  p = ok;
+  p.ldc = 1;
+  expect_invalid(p, "ldc (1) must be >= m (2)");
+  p = ok;
+  p.batch = 2;
+  expect_invalid(p, "batch must be 1");
+  p = ok;
+  p.kind = GemmKind::kStridedBatched;
+  p.batch = 2;
+  p.stride_c = 3;
+  expect_invalid(p, "stride_c (3) must be >= ldc*n (4)");
+  p.stride_c = 4;
+  p.stride_a = -1;
+  expect_invalid(p, "stride_a");
+  p = ok;
+  p.alpha = std::numeric_limits<double>::quiet_NaN();
+  expect_invalid(p, "alpha");
+  p = ok;
+  p.beta = std::numeric_limits<double>::infinity();
+  expect_invalid(p, "beta");
+  p = ok;
+  p.kind = GemmKind::kGemmAndBias;
+  p.bias = dummy;
+  p.beta = 1;
+  expect_invalid(p, "beta must be 0 for GemmAndBias");
+  p.beta = 0;
+  p.bias = nullptr;
+  expect_invalid(p, "bias is null");
+  p = ok;
+  p.a = nullptr;
+  expect_invalid(p, "a is null");
+  p = ok;
+  p.c = nullptr;
+  expect_invalid(p, "c is null");
+  p = ok;
+  p.m = std::int64_t{1} << 40;
+  expect_invalid(p, "m must be in");
+  p = ok;
+  p.dtype = static_cast<DType>(9);
+  expect_invalid(p, "dtype 9");
+}
+
+TEST(GemmParamsTest, ByteSizesFollowTheUpstreamRule) {
+  // Dense: elem * m * k.
+  GemmParams p = make('n', 'n', 3, 5, 7);
+  EXPECT_EQ(p.a_bytes(), 4u * 3 * 7);
+  EXPECT_EQ(p.b_bytes(), 4u * 7 * 5);
+  EXPECT_EQ(p.c_bytes(), 4u * 3 * 5);
+  EXPECT_EQ(p.bias_bytes(), 0u);
+  // Padded leading dimensions: ld * stored columns.
+  p.lda = 10;
+  p.ldb = 9;
+  p.ldc = 4;
+  EXPECT_EQ(p.a_bytes(), 4u * 10 * 7);
+  EXPECT_EQ(p.b_bytes(), 4u * 9 * 5);
+  EXPECT_EQ(p.c_bytes(), 4u * 4 * 5);
+  // Transposed: A stored k x m.
+  GemmParams t = make('t', 't', 3, 5, 7);
+  EXPECT_EQ(t.a_bytes(), 4u * 7 * 3);
+  EXPECT_EQ(t.b_bytes(), 4u * 5 * 7);
+  // bf16 inputs, fp32 output and bias; double everywhere.
+  GemmParams bf = make('n', 'n', 3, 5, 7);
+  bf.dtype = DType::kBFloat16;
+  bf.kind = GemmKind::kGemmAndBias;
+  EXPECT_EQ(bf.a_bytes(), 2u * 3 * 7);
+  EXPECT_EQ(bf.c_bytes(), 4u * 3 * 5);
+  EXPECT_EQ(bf.bias_bytes(), 4u * 3);
+  bf.dtype = DType::kDouble;
+  EXPECT_EQ(bf.bias_bytes(), 8u * 3);
+  EXPECT_EQ(bf.operand_bytes(), bf.a_bytes() + bf.b_bytes() + bf.bias_bytes());
+  // Batched: max(stride * batch, dense * batch); stride 0 (broadcast) still covers one matrix
+  // per batch, as upstream's dense minimum (PR #139137).
+  GemmParams b = make('n', 'n', 4, 4, 4);
+  b.kind = GemmKind::kStridedBatched;
+  b.batch = 3;
+  b.stride_a = 100;
+  b.stride_b = 0;
+  b.stride_c = 16;
+  EXPECT_EQ(b.a_bytes(), 4u * 100 * 3);
+  EXPECT_EQ(b.b_bytes(), 4u * 16 * 3);
+  EXPECT_EQ(b.c_bytes(), 4u * 16 * 3);
+  EXPECT_EQ(b.output_bytes(), b.c_bytes());
+}
+
+TEST(BFloat16Test, ConversionsRoundToNearestEven) {
+  EXPECT_EQ(to_bfloat16(1.0f).bits, 0x3f80);
+  EXPECT_EQ(to_float(BFloat16{0x3f80}), 1.0f);
+  EXPECT_EQ(to_bfloat16(-2.0f).bits, 0xc000);
+  // 1 + 2^-8 is halfway between 1 and 1 + 2^-7: ties to even (1.0).
+  EXPECT_EQ(to_bfloat16(1.0f + 1.0f / 256).bits, 0x3f80);
+  // 1 + 3 * 2^-8 is halfway between 1 + 2^-7 and 1 + 2^-6: ties to even (1 + 2^-6).
+  EXPECT_EQ(to_bfloat16(1.0f + 3.0f / 256).bits, 0x3f82);
+  // Just above halfway rounds up.
+  EXPECT_EQ(to_bfloat16(1.0f + 1.0f / 256 + 1.0f / 65536).bits, 0x3f81);
+  EXPECT_TRUE(std::isnan(to_float(to_bfloat16(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_EQ(to_float(to_bfloat16(std::numeric_limits<float>::infinity())),
+            std::numeric_limits<float>::infinity());
+  // The largest float rounds to infinity (as upstream c10::BFloat16).
+  EXPECT_TRUE(std::isinf(to_float(to_bfloat16(std::numeric_limits<float>::max()))));
+  // Bulk conversions agree with the scalar ones and bf16 -> float -> bf16 is exact.
+  std::vector<float> in = {0.0f, -0.0f, 1e-40f, 3.14159f, -65504.0f, 1e30f};
+  std::vector<BFloat16> mid(in.size());
+  std::vector<float> back(in.size());
+  to_bfloat16(in.data(), mid.data(), in.size());
+  to_float(mid.data(), back.data(), in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    EXPECT_EQ(mid[i].bits, to_bfloat16(in[i]).bits);
+    EXPECT_EQ(back[i], to_float(mid[i]));
+    EXPECT_EQ(to_bfloat16(back[i]).bits, mid[i].bits);
+  }
+}
+
+TEST(GemmWorkspaceTest, CopiesAreEqualDeterministicAndAligned) {
+  GemmParams p = make('t', 'n', 5, 3, 7);
+  p.lda = 9;  // padded
+  p.kind = GemmKind::kGemmAndBias;
+  auto ws = GemmWorkspace::create(p, 3, /*random_fill=*/true, 42);
+  ASSERT_TRUE(ws) << ws.status().to_string();
+  auto again = GemmWorkspace::create(p, 1, true, 42);
+  auto other = GemmWorkspace::create(p, 1, true, 43);
+  ASSERT_TRUE(again && other);
+  EXPECT_EQ((*ws)->copies(), 3u);
+  const GemmParams c0 = (*ws)->bind(0);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const GemmParams ci = (*ws)->bind(i);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ci.a) % 64, 0u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(ci.c) % 64, 0u);
+    EXPECT_EQ(std::memcmp(ci.a, c0.a, p.a_bytes()), 0);
+    EXPECT_EQ(std::memcmp(ci.b, c0.b, p.b_bytes()), 0);
+    EXPECT_EQ(std::memcmp(ci.c, c0.c, p.c_bytes()), 0);
+    EXPECT_EQ(std::memcmp(ci.bias, c0.bias, p.bias_bytes()), 0);
+    if (i > 0) {
+      EXPECT_NE(ci.a, c0.a);
+      EXPECT_NE(ci.c, c0.c);
+    }
+  }
+  EXPECT_EQ(std::memcmp((*again)->bind(0).a, c0.a, p.a_bytes()), 0);
+  EXPECT_NE(std::memcmp((*other)->bind(0).a, c0.a, p.a_bytes()), 0);
+  // Values lie in [-1, 1) and are not all equal.
+  const auto* a = static_cast<const float*>(c0.a);
+  float lo = 1, hi = -1;
+  for (std::size_t i = 0; i < p.a_bytes() / 4; ++i) {
+    lo = std::min(lo, a[i]);
+    hi = std::max(hi, a[i]);
+  }
+  EXPECT_GE(lo, -1.0f);
+  EXPECT_LT(hi, 1.0f);
+  EXPECT_LT(lo, hi);
+  // reset_output restores C.
+  auto* c = static_cast<float*>(c0.c);
+  const float before = c[0];
+  c[0] = 12345.0f;
+  (*ws)->reset_output(0);
+  EXPECT_EQ(c[0], before);
+  EXPECT_EQ(std::memcmp((*ws)->initial_output(), c0.c, p.c_bytes()), 0);
+}
+
+TEST(GemmWorkspaceTest, CopiesCallerOperands) {
+  GemmParams p = make('n', 'n', 2, 2, 2);
+  p.dtype = DType::kDouble;
+  const double a[4] = {1, 2, 3, 4};
+  const double b[4] = {5, 6, 7, 8};
+  double c[4] = {9, 10, 11, 12};
+  p.a = a;
+  p.b = b;
+  p.c = c;
+  auto ws = GemmWorkspace::create(p, 2, false);
+  ASSERT_TRUE(ws);
+  const GemmParams q = (*ws)->bind(1);
+  EXPECT_EQ(static_cast<const double*>(q.a)[3], 4.0);
+  EXPECT_EQ(static_cast<const double*>(q.b)[0], 5.0);
+  EXPECT_EQ(static_cast<const double*>(q.c)[2], 11.0);
+  EXPECT_NE(q.a, p.a);
+
+  p.c = nullptr;  // C defaults to zeros
+  auto zeros = GemmWorkspace::create(p, 1, false);
+  ASSERT_TRUE(zeros);
+  EXPECT_EQ(static_cast<const double*>((*zeros)->bind(0).c)[1], 0.0);
+
+  p.a = nullptr;
+  auto missing = GemmWorkspace::create(p, 1, false);
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(GemmWorkspace::create(p, 0, true).status().code(), StatusCode::kInvalidArgument);
+  GemmParams bad = p;
+  bad.ldc = 1;
+  EXPECT_EQ(GemmWorkspace::create(bad, 1, true).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(CompareOutputTest, ReportsTheFirstMismatch) {
+  GemmParams p = make('n', 'n', 2, 3, 1);
+  p.ldc = 3;  // one padding row, never compared
+  std::vector<float> ref = {1, 2, -7, 3, 4, -7, 5, 6, -7};
+  std::vector<float> got = ref;
+  got[2] = 99;  // padding
+  EXPECT_TRUE(compare_gemm_output(p, ref.data(), got.data(), 1e-5, 1e-5));
+  got[4] = 4.5f;  // row 1, column 1
+  got[7] = 7.0f;  // row 1, column 2
+  Status s = compare_gemm_output(p, ref.data(), got.data(), 1e-5, 1e-5);
+  EXPECT_EQ(s.code(), StatusCode::kWrongResult);
+  EXPECT_NE(s.message().find("2 of 6"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("row 1, column 1"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("got 4.5"), std::string::npos) << s.message();
+  // Tolerances: |got - ref| <= atol + rtol * |ref|.
+  EXPECT_TRUE(compare_gemm_output(p, ref.data(), got.data(), 1.0, 0.0));
+  EXPECT_TRUE(p.compare_output(ref.data(), got.data(), 0.0, 0.2));
+  // NaN fails unless the reference has NaN there too.
+  got = ref;
+  got[0] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_FALSE(compare_gemm_output(p, ref.data(), got.data(), 1, 1));
+  ref[0] = got[0];
+  EXPECT_TRUE(compare_gemm_output(p, ref.data(), got.data(), 1, 1));
+
+  // Doubles, batched at stride_c.
+  GemmParams d = make('n', 'n', 1, 1, 1);
+  d.dtype = DType::kDouble;
+  d.kind = GemmKind::kStridedBatched;
+  d.batch = 2;
+  d.stride_c = 2;
+  std::vector<double> dr = {1, 0, 2, 0};
+  std::vector<double> dg = {1, 5, 2 + 1e-9, 5};
+  EXPECT_TRUE(compare_gemm_output(d, dr.data(), dg.data(), 1e-6, 0));
+  dg[2] = 3;
+  Status sd = compare_gemm_output(d, dr.data(), dg.data(), 1e-6, 0);
+  EXPECT_NE(sd.message().find("batch 1"), std::string::npos) << sd.message();
+  EXPECT_EQ(compare_gemm_output(d, nullptr, dg.data(), 1, 1).code(),
+            StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tunekit::ops
