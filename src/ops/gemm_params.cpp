@@ -297,9 +297,16 @@ std::size_t GemmParams::bias_bytes() const noexcept {
   return kind == GemmKind::kGemmAndBias ? mul_sat(to_size(m), output_element_bytes(dtype)) : 0;
 }
 
-Status GemmParams::compare_output(const void* reference, const void* got, double atol,
-                                  double rtol) const {
-  return compare_gemm_output(*this, reference, got, atol, rtol);
+Status GemmParams::compare_output(const GemmParams& reference, double atol, double rtol) const {
+  if (!(reference.key() == key())) {
+    return invalid(fmt::format("cannot compare outputs of different problems ({} vs {})",
+                               reference.signature(), signature()));
+  }
+  return compare_gemm_output(*this, reference.c, c, atol, rtol);
+}
+
+Tolerance GemmParams::default_tolerance() const noexcept {
+  return dtype_tolerance(dtype_name(dtype), k);
 }
 
 Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,

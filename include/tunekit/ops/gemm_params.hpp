@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tunekit/core/status.hpp"
+#include "tunekit/tunable/tolerance.hpp"
 
 namespace tunekit::ops {
 
@@ -122,8 +123,11 @@ struct GemmParams {
   /// a_bytes() + b_bytes() + bias_bytes(): the inputs a rotating-buffer copy needs.
   std::size_t operand_bytes() const noexcept { return a_bytes() + b_bytes() + bias_bytes(); }
 
-  /// compare_gemm_output(*this, reference, got, atol, rtol).
-  Status compare_output(const void* reference, const void* got, double atol, double rtol) const;
+  /// Compares this problem's output (c) with `reference.c` (a problem of the same shape):
+  /// compare_gemm_output(*this, reference.c, c, atol, rtol). Used by the numerical check.
+  Status compare_output(const GemmParams& reference, double atol, double rtol) const;
+  /// Numerical-check tolerance for this problem: dtype_tolerance(dtype, k) (tolerance.hpp).
+  Tolerance default_tolerance() const noexcept;
 
   /// Parses TunableOp signatures (both current `_ld_` and old forms) into params without
   /// operand pointers (alpha 1, beta 0). Old forms get dense leading dimensions; batched

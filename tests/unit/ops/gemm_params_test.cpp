@@ -497,7 +497,14 @@ TEST(CompareOutputTest, ReportsTheFirstMismatch) {
   EXPECT_NE(s.message().find("got 4.5"), std::string::npos) << s.message();
   // Tolerances: |got - ref| <= atol + rtol * |ref|.
   EXPECT_TRUE(compare_gemm_output(p, ref.data(), got.data(), 1.0, 0.0));
-  EXPECT_TRUE(p.compare_output(ref.data(), got.data(), 0.0, 0.2));
+  GemmParams pr = p, pg = p;
+  pr.c = ref.data();
+  pg.c = got.data();
+  EXPECT_TRUE(pg.compare_output(pr, 0.0, 0.2));
+  EXPECT_EQ(pg.compare_output(pr, 0.0, 0.01).code(), StatusCode::kWrongResult);
+  pr.m = 1;
+  EXPECT_EQ(pg.compare_output(pr, 0.0, 0.2).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(p.default_tolerance(), dtype_tolerance("float", 1));
   // NaN fails unless the reference has NaN there too.
   got = ref;
   got[0] = std::numeric_limits<float>::quiet_NaN();
