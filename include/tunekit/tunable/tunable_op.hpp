@@ -197,12 +197,19 @@ class TunableOp {
     } else {
       report.persisted = *added;
     }
-    const std::string dynamic = Traits::dynamic_signature(params);
-    if (!dynamic.empty() && dynamic != signature) {
-      auto wild = context_.add_result(ResultLine{op, dynamic, name, report.winner_time_ms, extra});
-      if (!wild) log::warn(wild.status().message());
-    }
+    add_dynamic_result(params, op, signature, ResultEntry{name, report.winner_time_ms, extra});
     return report;
+  }
+
+  // V26 dynamic dims: a result tuned (or hit) for a problem with dynamic dims is also stored
+  // under its wildcard signature, unless one is stored already (first wins).
+  void add_dynamic_result(const Params& params, const std::string& op, const std::string& signature,
+                          const ResultEntry& entry) {
+    const std::string dynamic = Traits::dynamic_signature(params);
+    if (dynamic.empty() || dynamic == signature) return;
+    if (context_.results_manager().lookup(op, dynamic)) return;
+    auto added = context_.add_result(ResultLine{op, dynamic, entry.solution, entry.time_ms, entry.extra});
+    if (!added) log::warn(added.status().message());
   }
 
   Status dispatch_disabled_slow(const Params& params, const Key& key) {
@@ -243,6 +250,7 @@ class TunableOp {
 
     if (auto hit = results.lookup(op, signature)) {
       const std::size_t index = prepared_or_default(index_for(hit->solution, op, signature), params);
+      if (context_.is_tuning_enabled()) add_dynamic_result(params, op, signature, *hit);
       publish(key, static_cast<std::uint32_t>(index), CachedKind::kResult, epoch);
       return index;
     }

@@ -41,6 +41,7 @@ struct AddKey {
 struct AddParams {
   std::int64_t n = 0;
   int tag = 0;
+  bool dynamic_n = false;  ///< n is a dynamic dimension (wildcard signature "n_*_t_<tag>")
   const float* a = nullptr;
   const float* b = nullptr;
   float* c = nullptr;
@@ -74,6 +75,9 @@ struct AddParams {
     return Status::ok();
   }
   Tolerance default_tolerance() const { return dtype_tolerance("float"); }
+  std::string dynamic_signature() const {
+    return dynamic_n ? "n_*_t_" + std::to_string(tag) : signature();
+  }
   std::string blas_signature() const {
     return "- { function: add, N: " + std::to_string(n) + " }";
   }
@@ -82,6 +86,16 @@ struct AddParams {
 /// Operand copies for AddParams.
 class AddWorkspace {
  public:
+  AddWorkspace() { live().fetch_add(1); }
+  ~AddWorkspace() { live().fetch_sub(1); }
+  AddWorkspace(const AddWorkspace&) = delete;
+  AddWorkspace& operator=(const AddWorkspace&) = delete;
+  /// Workspaces alive now (to check that tuning frees its copies).
+  static std::atomic<int>& live() {
+    static std::atomic<int> count{0};
+    return count;
+  }
+
   static Expected<std::unique_ptr<AddWorkspace>> create(const AddParams& p, std::size_t copies) {
     if (p.n <= 0) return Status(StatusCode::kInvalidArgument, "n must be positive");
     auto ws = std::make_unique<AddWorkspace>();
@@ -120,7 +134,15 @@ struct AddProblem {
       b[i] = 1.0f - static_cast<float>(i % 5) * 0.125f;
     }
   }
-  AddParams params() { return AddParams{static_cast<std::int64_t>(a.size()), tag_, a.data(), b.data(), c.data()}; }
+  AddParams params() {
+    AddParams p;
+    p.n = static_cast<std::int64_t>(a.size());
+    p.tag = tag_;
+    p.a = a.data();
+    p.b = b.data();
+    p.c = c.data();
+    return p;
+  }
   bool correct() const {
     for (std::size_t i = 0; i < a.size(); ++i) {
       if (c[i] != a[i] + b[i]) return false;

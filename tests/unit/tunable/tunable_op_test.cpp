@@ -3,6 +3,8 @@
 #include "tunekit/tunable/tunable_op.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -578,6 +580,130 @@ TEST_F(TunableOpTest, ProcessContextWorksEndToEnd) {
   ASSERT_TRUE(op(problem.params()).is_ok());
   EXPECT_EQ(result_lines_of(dir_.file("global0.csv")).size(), 1u);
   ASSERT_TRUE(ctx.reset().is_ok());
+}
+
+
+TEST_F(TunableOpTest, ManySmallProblemsAreCorrectAtOneMsOneIteration) {
+  ctx_->set_max_tuning_duration_ms(1);
+  ctx_->set_max_tuning_iterations(1);
+  CandidateSet set;
+  set.add("Default", "fake", 3);
+  set.add("fast", "fake", 1);
+  set.add("wrong", "fake", 0.5, Behaviour::kWrong);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  std::vector<AddProblem> problems;
+  for (std::int64_t n : {1, 2, 3, 5, 7, 13, 31, 64, 127, 1000}) problems.emplace_back(n);
+  for (auto& p : problems) {
+    ASSERT_TRUE(op(p.params()).is_ok());
+    EXPECT_TRUE(p.correct()) << p.a.size();
+  }
+  EXPECT_EQ(result_count(), problems.size());
+  for (const ResultLine& r : ctx_->get_results()) EXPECT_EQ(r.solution, "fast");
+}
+
+TEST_F(TunableOpTest, ProcessThatTunesAndExitsLeavesANonEmptyFile) {
+  const std::string path = dir_.file("child0.csv");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    TuningContext ctx;
+    ctx.set_filename(path);
+    ctx.set_rotating_buffer_size(0);
+    ctx.set_max_tuning_duration_ms(1);
+    ctx.set_max_tuning_iterations(2);
+    CandidateSet set;
+    set.add("Default", "fake", 0);
+    TunableOp<AddParams> op(std::move(set.list), ctx);
+    AddProblem problem(8);
+    ::_exit(op(problem.params()).is_ok() ? 0 : 1);  // no destructors, no exit-time write
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(result_lines_of(path).size(), 1u);
+  EXPECT_TRUE(ctx_->read_file(path).is_ok());
+}
+
+TEST_F(TunableOpTest, TuningFreesItsOperandCopies) {
+  ctx_->set_rotating_buffer_size(1);
+  CandidateSet set;
+  set.add("Default", "fake", 2);
+  set.add("fast", "fake", 1);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(256);
+  const int before = testing::AddWorkspace::live().load();
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  ASSERT_TRUE(report.tolerance.has_value());  // the numerical check ran
+  EXPECT_EQ(testing::AddWorkspace::live().load(), before);
+}
+
+TEST_F(TunableOpTest, BlasLogSuffixIsWrittenAndIgnoredOnRead) {
+  ctx_->enable_blas_log(true);
+  CandidateSet set;
+  set.add("Default", "fake", 2);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  ASSERT_TRUE(op(problem.params()).is_ok());
+  const auto lines = result_lines_of(ctx_->filename());
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "AddTunableOp_float,n_8_t_0,Default,0.002,BLAS_PARAMS: - { function: add, N: 8 }");
+
+  TuningContext fresh;
+  fresh.set_filename(ctx_->filename());
+  ASSERT_TRUE(fresh.read_file().is_ok());
+  auto r = fresh.results_manager().lookup("AddTunableOp_float", "n_8_t_0");
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->solution, "Default");
+  EXPECT_DOUBLE_EQ(r->time_ms, 0.002);
+}
+
+TEST_F(TunableOpTest, VerboseTraceWithCustomFileNames) {
+  ctx_->set_filename(dir_.file("matmul_result.csv"));
+  ASSERT_TRUE(ctx_->set_verbose_filename(dir_.file("verbose.log")).is_ok());
+  ctx_->set_verbose(3);
+  CandidateSet set;
+  set.add("Default", "fake", 20);
+  set.add("fast", "fake", 5);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  ASSERT_TRUE(op(problem.params()).is_ok());
+  ctx_->enable_tuning(false);
+  AddProblem other(8, 1);
+  ASSERT_TRUE(op(other.params()).is_ok());
+  ctx_->set_verbose(0);
+  const std::string log = slurp(dir_.file("verbose.log"));
+  EXPECT_NE(log.find("AddTunableOp_float(n_8_t_0) -> fast,0.005"), std::string::npos) << log;
+  EXPECT_NE(log.find("top 1 fast"), std::string::npos);
+  EXPECT_NE(log.find("AddTunableOp_float(n_8_t_1) no result, using Default"), std::string::npos);
+  EXPECT_EQ(result_lines_of(dir_.file("matmul_result.csv")).size(), 1u);
+}
+
+TEST_F(TunableOpTest, DynamicDimsStoreAWildcardUsedByFallback) {
+  CandidateSet set;
+  set.add("Default", "fake", 20);
+  auto* fast = set.add("fast", "fake", 5);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem tuned(37, 2);
+  AddParams dynamic = tuned.params();
+  dynamic.dynamic_n = true;
+  ASSERT_TRUE(op(dynamic).is_ok());
+  ASSERT_TRUE(ctx_->results_manager().lookup("AddTunableOp_float", "n_37_t_2").has_value());
+  auto wild = ctx_->results_manager().lookup("AddTunableOp_float", "n_*_t_2");
+  ASSERT_TRUE(wild.has_value());
+  EXPECT_EQ(wild->solution, "fast");
+  EXPECT_EQ(result_count(), 2u);
+  ASSERT_TRUE(op(dynamic).is_ok());
+  EXPECT_EQ(result_count(), 2u);  // a repeat adds nothing
+
+  ctx_->enable_tuning(false);
+  ctx_->enable_wildcard_fallback(true);
+  AddProblem other_n(53, 2);
+  const long before = fast->calls();
+  ASSERT_TRUE(op(other_n.params()).is_ok());
+  EXPECT_EQ(fast->calls(), before + 1);
+  EXPECT_TRUE(other_n.correct());
+  EXPECT_EQ(result_count(), 2u);
 }
 
 }  // namespace
