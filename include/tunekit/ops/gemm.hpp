@@ -1,0 +1,65 @@
+// The public GEMM entry points users call instead of cblas: tunekit::gemm, gemm_strided_batched
+// and gemm_and_bias dispatch through one process-wide TunableOp<GemmParams>.
+#pragma once
+
+#include <cstdint>
+
+#include "tunekit/core/status.hpp"
+#include "tunekit/ops/gemm_candidates.hpp"
+#include "tunekit/ops/gemm_params.hpp"
+#include "tunekit/tunable/tunable.hpp"
+
+namespace tunekit {
+
+using GemmTunableOp = TunableOp<ops::GemmParams>;
+
+/// The process-wide GEMM tunable op, created on first use with ops::make_gemm_candidates().
+/// Creating it registers the GEMM libraries' validators (see docs/tunable.md) and applies the
+/// context's thread count (TUNEKIT_THREADS, default all usable cores) to every library.
+GemmTunableOp& gemm_op();
+
+/// Dispatches one GEMM problem (see ops::GemmParams for the semantics).
+/// Errors: the chosen candidate's status; kInvalidArgument for malformed params.
+Status try_gemm(const ops::GemmParams& params);
+
+/// C = alpha * op(A) * op(B) + beta * C in BLAS column-major semantics, as cblas_sgemm with
+/// CblasColMajor. transa/transb: 'n' or 't' (either case).
+/// Shapes: op(A) m x k, op(B) k x n, C m x n; lda >= rows of A as stored, ldb likewise, ldc >= m.
+/// Errors: throws tunekit::Error with the candidate's or validation's status.
+void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+          float* c, std::int64_t ldc);
+/// Double precision: as the float overload.
+void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+          const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+          double* c, std::int64_t ldc);
+/// bfloat16 inputs, fp32 accumulation and fp32 output C.
+void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const ops::BFloat16* a, std::int64_t lda, const ops::BFloat16* b, std::int64_t ldb,
+          float beta, float* c, std::int64_t ldc);
+
+/// `batch` GEMMs whose operands start every stride_a / stride_b / stride_c elements.
+/// Errors: as gemm().
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
+                          std::int64_t k, float alpha, const float* a, std::int64_t lda,
+                          std::int64_t stride_a, const float* b, std::int64_t ldb,
+                          std::int64_t stride_b, float beta, float* c, std::int64_t ldc,
+                          std::int64_t stride_c, std::int64_t batch);
+/// Double precision: as the float overload.
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
+                          std::int64_t k, double alpha, const double* a, std::int64_t lda,
+                          std::int64_t stride_a, const double* b, std::int64_t ldb,
+                          std::int64_t stride_b, double beta, double* c, std::int64_t ldc,
+                          std::int64_t stride_c, std::int64_t batch);
+
+/// C = alpha * op(A) * op(B) + bias (bias[i] added to row i of every column; length m), the
+/// fused epilogue of torch.nn.Linear in the BLAS frame. Errors: as gemm().
+void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                   float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                   const float* bias, float* c, std::int64_t ldc);
+/// Double precision: as the float overload.
+void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                   double alpha, const double* a, std::int64_t lda, const double* b,
+                   std::int64_t ldb, const double* bias, double* c, std::int64_t ldc);
+
+}  // namespace tunekit
