@@ -10,8 +10,8 @@ namespace tunekit::measure {
 
 /// A byte range an operator reads or writes.
 struct MemoryRange {
-  const void* data = nullptr;
-  std::size_t bytes = 0;
+  const void* data = nullptr;  ///< first byte (any alignment)
+  std::size_t bytes = 0;       ///< length in bytes
 };
 
 /// Writes back and evicts every cache line of `ranges` from all cache levels, then fences.

@@ -55,8 +55,8 @@ using ClockFn = std::int64_t (*)();
 struct TimingStats {
   std::size_t count = 0;  ///< timed calls
   double mean_ms = 0.0;   ///< arithmetic mean (the value TunableOp writes to results files)
-  double min_ms = 0.0;
-  double max_ms = 0.0;
+  double min_ms = 0.0;     ///< fastest call
+  double max_ms = 0.0;     ///< slowest call
   double stddev_ms = 0.0;  ///< sample standard deviation (n - 1); 0 below two calls
   double median_ms = 0.0;  ///< median of the recorded samples; equals mean_ms when none were kept
 

@@ -20,12 +20,11 @@ namespace tunekit {
 ///                       dtype, shapes, leading dims), computed without allocation; `Key` must be
 ///                       equality-comparable and hashable through `Params::hash(key)`.
 ///  * `flops()`          floating-point operations of one call (for GFLOP/s).
-///  * `Workspace`        owns deep copies of the operands: `make_workspace(copies)` allocates
-///                       `copies` sets of operand buffers (for rotating buffers);
-///                       `bind(ws, i)` returns params whose pointers address copy i;
-///                       `output_bytes()`, `operand_bytes()` give sizes for the rotation rule.
-///  * `compare_output(reference, candidate, atol, rtol)` checks the candidate's output against
-///                       the reference's (as float32/float64 values) and says why it differs.
+/// Tuning additionally uses the operand protocol of ParamsTraits<P> (tunable/params_traits.hpp):
+/// a `Workspace` of deep operand copies (`create`, `bind(i)`, `reset_output(i)`) for rotating
+/// buffers and the numerical check, output/input byte sizes for the rotation rule, and
+/// optionally `operand_ranges()`, `compare_output(reference, atol, rtol)`,
+/// `default_tolerance()`, `blas_signature()` and `dynamic_signature()`.
 template <class P>
 concept TunableParams = requires(const P& p, const typename P::Key& key) {
   { p.op_signature() } -> std::convertible_to<std::string>;
@@ -50,7 +49,9 @@ class Candidate {
   /// kOk when applicable, kUnsupported (with a reason) when not. Must be cheap.
   virtual Status supports(const Params& params) const = 0;
   /// One-time, untimed preparation for a problem (JIT, primitive creation, library warm-up).
-  virtual Status prepare(const Params& params) { return Status::ok(); }
+  /// Called before the first run() for a problem, serialised per operator; it may be called
+  /// again for the same problem and must then be cheap and idempotent.
+  virtual Status prepare(const Params& /*params*/) { return Status::ok(); }
   /// Computes the operator. kOk, or an error status; never throws.
   virtual Status run(const Params& params) = 0;
 };

@@ -112,22 +112,28 @@ class TuningContext {
   // --- switches -----------------------------------------------------------------------------
   /// TunableOp on/off (TUNEKIT_ENABLED). Off: every call runs Default.
   void enable(bool on = true);
+  /// Effective switch (environment first).
   bool is_enabled() const noexcept { return enabled_.get(); }
   /// Tuning of misses on/off (TUNEKIT_TUNING).
   void enable_tuning(bool on = true);
+  /// Effective switch (environment first).
   bool is_tuning_enabled() const noexcept { return tuning_.get(); }
   /// Recording of untuned problems on/off (TUNEKIT_RECORD_UNTUNED). Turning it on again clears
   /// the per-process dedup set.
   void enable_record_untuned(bool on = true);
+  /// Effective switch (environment first).
   bool is_record_untuned_enabled() const noexcept { return record_untuned_.get(); }
   /// Wildcard fallback for misses with tuning off (TUNEKIT_WILDCARD_FALLBACK).
   void enable_wildcard_fallback(bool on = true);
+  /// Effective switch (environment first).
   bool is_wildcard_fallback_enabled() const noexcept { return wildcard_fallback_.get(); }
   /// BLAS_PARAMS suffix on results and untuned lines (TUNEKIT_BLAS_LOG).
   void enable_blas_log(bool on = true);
+  /// Effective switch (environment first).
   bool is_blas_log_enabled() const noexcept { return blas_log_.get(); }
   /// Operand cache flush between timed calls (TUNEKIT_CACHE_FLUSH_ENABLED).
   void enable_cache_flush(bool on = true);
+  /// Effective switch (environment first).
   bool is_cache_flush_enabled() const noexcept { return cache_flush_.get(); }
 
   // --- numerical check -------------------------------------------------------------------------
@@ -143,20 +149,25 @@ class TuningContext {
   NumericalCheck numerical_check() const;
   /// As numerical_check(), returning the error instead of throwing.
   Expected<NumericalCheck> try_numerical_check() const;
+  /// numerical_check().enabled. Errors: throws as numerical_check().
   bool is_numerical_check_enabled() const { return numerical_check().enabled; }
 
   // --- limits ---------------------------------------------------------------------------------
   /// Budget of the final profile per candidate (ms); negative -> 0; 0 = off.
   void set_max_tuning_duration_ms(long long ms);
+  /// Effective limit in ms (environment first); 0 = off.
   long long max_tuning_duration_ms() const noexcept { return max_tuning_duration_ms_.get(); }
   /// Cap on timed calls per candidate; negative -> 0; 0 = off. Both limits 0 -> 100 calls.
   void set_max_tuning_iterations(long long iterations);
+  /// Effective limit in calls (environment first); 0 = off.
   long long max_tuning_iterations() const noexcept { return max_tuning_iterations_.get(); }
   /// Warmup budget before the final profile (ms); negative -> 0; 0 = off.
   void set_max_warmup_duration_ms(long long ms);
+  /// Effective warmup budget in ms (environment first); 0 = off.
   long long max_warmup_duration_ms() const noexcept { return max_warmup_duration_ms_.get(); }
   /// Cap on warmup calls; negative -> 0; 0 = off.
   void set_max_warmup_iterations(long long iterations);
+  /// Effective warmup cap in calls (environment first); 0 = off.
   long long max_warmup_iterations() const noexcept { return max_warmup_iterations_.get(); }
 
   // --- rotating buffers -------------------------------------------------------------------------
@@ -173,6 +184,7 @@ class TuningContext {
   int threads() const noexcept;
   /// Device ordinal inserted into default file names (CPU: 0; distributed ranks set theirs).
   void set_device_ordinal(int device);
+  /// The device ordinal (>= 0).
   int device_ordinal() const noexcept { return device_.load(std::memory_order_relaxed); }
 
   // --- libraries --------------------------------------------------------------------------------
@@ -187,16 +199,19 @@ class TuningContext {
   /// Replaces the time source of timed calls (default now_ns, the steady clock). For simulations
   /// and deterministic tests; there is no environment variable.
   void set_clock(measure::ClockFn time_source) noexcept;
+  /// The current time source of timed calls.
   measure::ClockFn clock() const noexcept { return clock_.load(std::memory_order_relaxed); }
 
   // --- verbosity ------------------------------------------------------------------------------
   /// Log level 0 (off), 1 (basic), 2 (tuning status), 3 (full trace) (TUNEKIT_VERBOSE).
   /// Errors: throws Error(kInvalidArgument) outside 0..3.
   void set_verbose(int level);
+  /// Effective level 0..3 (environment first).
   int verbose() const noexcept { return verbose_.get(); }
   /// Log sink: "err", "out" or a file path (TUNEKIT_VERBOSE_FILENAME).
   /// Errors: kIoError when the file cannot be opened (the previous sink stays).
   Status set_verbose_filename(const std::string& sink);
+  /// Effective sink: "err", "out" or a path (environment first).
   std::string verbose_filename() const;
 
   // --- files ----------------------------------------------------------------------------------
@@ -234,9 +249,13 @@ class TuningContext {
   /// Registers a validator (see ValidatorRegistry); logs a warning when a results file was
   /// already read without it.
   Status register_validator(std::string key, ValidatorRegistry::Getter getter);
+  /// The validator registry (backends register their library-version keys here).
   ValidatorRegistry& validators() noexcept { return validators_; }
+  /// The string-keyed results store behind every TunableOp of this context.
   ResultsManager& results_manager() noexcept { return results_; }
+  /// The string-keyed results store (read-only view).
   const ResultsManager& results_manager() const noexcept { return results_; }
+  /// The untuned-problem recorder.
   UntunedRecorder& untuned_recorder() noexcept { return untuned_; }
 
   // --- environment and lifecycle --------------------------------------------------------------

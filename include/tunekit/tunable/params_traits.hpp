@@ -57,6 +57,7 @@ Status call_free_compare_output(const Params& reference, const Params& got, doub
 ///    (V26 dynamic dims); when it differs from signature() a tuned result is also stored under it.
 template <class Params>
 struct ParamsTraits {
+  /// Deep operand copies of one problem.
   using Workspace = typename Params::Workspace;
 
   /// `copies` operand sets. Errors: whatever Workspace::create reports (invalid params, memory).

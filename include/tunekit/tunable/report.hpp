@@ -38,7 +38,7 @@ struct CandidateReport {
   std::size_t index = 0;    ///< position in the candidate list (0 = Default)
   std::string name;         ///< solution name
   std::string library;      ///< Candidate::library()
-  CandidateOutcome outcome = CandidateOutcome::kFailed;
+  CandidateOutcome outcome = CandidateOutcome::kFailed;  ///< what happened
   Status status;            ///< the failure (kUnsupported, kRuntimeError, kWrongResult, ...)
   std::string reason;       ///< why it was skipped or rejected, for people
   double probe_ms = std::numeric_limits<double>::quiet_NaN();  ///< first timed call

@@ -20,7 +20,7 @@ enum class CachedKind : std::uint8_t {
 /// One immutable cache entry.
 template <class Key>
 struct CachedSolution {
-  Key key;
+  Key key;                      ///< the problem
   std::uint32_t candidate = 0;  ///< index into the op's candidate list
   CachedKind kind = CachedKind::kResult;
   std::uint64_t stamp = 0;      ///< epoch or generation the entry was resolved under
@@ -37,8 +37,10 @@ struct CachedSolution {
 template <class Key, std::uint64_t (*Hash)(const Key&)>
 class ResultTable {
  public:
+  /// The immutable entry type.
   using Entry = CachedSolution<Key>;
 
+  /// An empty table of 16 slots.
   ResultTable() { grow_to(kInitialSlots); }
   ResultTable(const ResultTable&) = delete;
   ResultTable& operator=(const ResultTable&) = delete;

@@ -33,6 +33,7 @@ struct ResultEntry {
 /// per result; tunekit never appends under a header that failed validation).
 class ResultsManager {
  public:
+  /// An empty store validating files against `validators` (which must outlive it).
   explicit ResultsManager(const ValidatorRegistry& validators) : validators_(validators) {}
   ResultsManager(const ResultsManager&) = delete;
   ResultsManager& operator=(const ResultsManager&) = delete;

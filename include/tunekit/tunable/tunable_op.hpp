@@ -51,6 +51,7 @@ inline constexpr std::string_view kDefaultSolution = "Default";
 template <TunableParams Params>
 class TunableOp {
  public:
+  /// The problem identity the lock-free cache is keyed by.
   using Key = typename Params::Key;
 
   /// Takes the candidates in registration order (the order they are profiled in).
