@@ -239,18 +239,21 @@ Status append_line_locked(const std::string& path, std::string_view header, std:
   if (::fstat(file.fd(), &st) != 0) return io_error("cannot stat results file", path);
   std::string buffer;
   buffer.reserve(header.size() + line.size() + 2);
-  if (st.st_size == 0) {
-    buffer.append(header);
-  } else {
-    if (check_existing) {
-      auto existing = file.read_all();
-      if (!existing) return existing.status();
-      TUNEKIT_RETURN_IF_ERROR(check_existing(*existing));
-    }
+  bool blank = st.st_size == 0;
+  if (!blank && (check_existing || st.st_size <= 64)) {
+    auto existing = file.read_all();
+    if (!existing) return existing.status();
+    blank = existing->find_first_not_of(" \t\r\n") == std::string::npos;
+    if (!blank && check_existing) TUNEKIT_RETURN_IF_ERROR(check_existing(*existing));
+  }
+  if (!blank) {
     // A previous writer may have died mid-line (or the file was hand-edited without a final
     // newline): start on a fresh line rather than extending someone else's.
     char last = '\n';
     if (::pread(file.fd(), &last, 1, st.st_size - 1) == 1 && last != '\n') buffer.push_back('\n');
+  } else {
+    if (st.st_size > 0) buffer.push_back('\n');
+    buffer.append(header);
   }
   buffer.append(line);
   buffer.push_back('\n');

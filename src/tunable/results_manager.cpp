@@ -91,6 +91,10 @@ Expected<bool> ResultsManager::add_and_persist(ResultLine line, const std::strin
 
 Status ResultsManager::read_file(const std::string& path) {
   auto content = read_results_file(path);
+  if (content && content->validators.empty() && content->results.empty()) {
+    // An empty (or blank) file holds nothing to validate; the first append writes the header.
+    return Status::ok();
+  }
   Status verdict = content ? validators_.validate(content->validators, path) : content.status();
   if (!verdict.is_ok()) {
     if (verdict.code() == StatusCode::kParseError ||

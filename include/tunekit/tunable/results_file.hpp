@@ -64,7 +64,8 @@ Expected<ResultsFileContent> read_results_file(const std::string& path);
 
 /// Appends `line` + '\n' to `path` with a single write() on an O_APPEND descriptor while holding
 /// an exclusive flock, so concurrent processes never interleave or drop lines. When the file is
-/// missing or empty, `header` is written first in the same write(). When the file is non-empty,
+/// missing, empty or blank (whitespace only), `header` is written first in the same write().
+/// Otherwise
 /// `check_existing(content)` (if given) is called with its current content under the lock and
 /// nothing is written unless it returns ok.
 /// Errors: kIoError naming the file on open/lock/write failure; check_existing's status.

@@ -57,7 +57,7 @@ class ResultsManager {
 
   /// Loads `path` and merges it (existing entries win; differing ones are logged at verbose 1).
   /// The whole file is rejected on any parse error or validator mismatch; a rejected file is
-  /// never appended to or overwritten afterwards.
+  /// never appended to or overwritten afterwards. An empty or blank file loads nothing and is ok.
   /// Errors: kNotFound (missing file), kIoError, kParseError (names file:line),
   /// kValidatorMismatch (names file, key, the file's value and this machine's value).
   Status read_file(const std::string& path);

@@ -196,6 +196,20 @@ TEST_F(ResultsTest, MalformedFileIsRejectedWholeWithFileAndLine) {
   EXPECT_EQ(slurp(path), content);
 }
 
+TEST_F(ResultsTest, EmptyFileIsAcceptedAndGetsAHeaderOnFirstAppend) {
+  const std::string path = ctx_->filename();
+  {
+    std::ofstream out(path);
+    out << "\n";
+  }
+  ctx_->ensure_results_loaded();
+  EXPECT_FALSE(ctx_->results_manager().is_rejected(path));
+  ASSERT_TRUE(ctx_->add_result({"Op", "p1", "Default", 1.0, ""}).value());
+  TuningContext fresh;
+  ASSERT_TRUE(fresh.read_file(path).is_ok());
+  EXPECT_EQ(fresh.get_results().size(), 1u);
+}
+
 TEST_F(ResultsTest, DisjointMergeExistingWins) {
   ASSERT_TRUE(ctx_->add_result({"Op", "p1", "Mine", 1.0, ""}).value());
   const std::string other = dir_.file("other.csv");
