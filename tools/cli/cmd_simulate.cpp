@@ -1,10 +1,173 @@
-// `tunekit simulate`: replays search strategies on brute-forced tuning data.
-// Prints fraction of optimum and the methodology score per strategy.
+// `tunekit simulate`: replays search strategies on brute-forced tuning data and prints, per
+// strategy, the mean fraction of optimum after N evaluations and the methodology score.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "commands.hpp"
+#include "tunekit/search/replay.hpp"
+#include "tunekit/search/strategy.hpp"
+
+namespace {
+
+struct SimulateArgs {
+  std::vector<std::string> data;
+  std::vector<std::string> strategies{"auto"};
+  std::string budgets = "200";
+  std::size_t runs = 50;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;
+  std::string settings = "{}";
+  double percentile = 0.95;
+  std::string format = "table";
+  bool no_score = false;
+};
+
+std::vector<std::size_t> parse_budgets(const std::string& text) {
+  std::vector<std::size_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      std::size_t pos = 0;
+      const auto v = std::stoull(item, &pos);
+      if (pos != item.size() || v == 0) throw std::invalid_argument(item);
+      out.push_back(static_cast<std::size_t>(v));
+    } catch (const std::exception&) {
+      throw tunekit::cli::CommandFailure{tunekit::cli::kExitUsage,
+                                         fmt::format("simulate: --budget expects positive integers, got '{}'", text)};
+    }
+  }
+  if (out.empty()) throw tunekit::cli::CommandFailure{tunekit::cli::kExitUsage, "simulate: empty --budget"};
+  return out;
+}
+
+void run_simulate(const SimulateArgs& args) {
+  using tunekit::cli::CommandFailure;
+  const auto budgets = parse_budgets(args.budgets);
+  const std::size_t max_budget = *std::max_element(budgets.begin(), budgets.end());
+  nlohmann::json settings;
+  try {
+    settings = nlohmann::json::parse(args.settings);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("simulate: --settings is not JSON: {}", e.what())};
+  }
+  std::vector<std::string> strategies = args.strategies;
+  if (strategies.size() == 1 && strategies[0] == "all") strategies = tunekit::strategy_names();
+  if (strategies.size() > 1 && !settings.empty()) {
+    throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --settings applies to one --strategy only"};
+  }
+  const unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  tunekit::MethodologySettings ms;
+  ms.cutoff_percentile = args.percentile;
+  const bool markdown = args.format == "markdown";
+  const bool json = args.format == "json";
+  nlohmann::json report = nlohmann::json::array();
+
+  for (const auto& path : args.data) {
+    const auto load_start = std::chrono::steady_clock::now();
+    auto loaded = tunekit::ReplayData::load(path);
+    if (!loaded) throw CommandFailure{tunekit::cli::kExitFailure, loaded.status().message()};
+    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+    auto data = std::make_shared<const tunekit::ReplayData>(std::move(*loaded));
+    const auto budget = tunekit::methodology_budget(*data, ms);
+    nlohmann::json file_report = {{"data", path},
+                                  {"kernel", data->kernel_name()},
+                                  {"device", data->device_name()},
+                                  {"configurations", data->entries().size()},
+                                  {"valid", data->valid_count()},
+                                  {"optimum_ms", data->optimum_ms()},
+                                  {"median_ms", data->median_ms()},
+                                  {"methodology_fevals", budget.fevals},
+                                  {"methodology_time_s", budget.end_s},
+                                  {"load_s", load_s},
+                                  {"runs", args.runs},
+                                  {"strategies", nlohmann::json::array()}};
+    if (!json) {
+      fmt::print("{}{} ({} on {}): {} configurations, {} valid, optimum {:.4f} ms, median {:.4f} ms; load {:.2f} s\n",
+                 markdown ? "### " : "", path, data->kernel_name().empty() ? "?" : data->kernel_name(),
+                 data->device_name().empty() ? "?" : data->device_name(), data->entries().size(), data->valid_count(),
+                 data->optimum_ms(), data->median_ms(), load_s);
+      fmt::print("{}methodology budget (p={}): target {:.4f} ms, {} random evaluations, {:.1f} s simulated; {} runs\n\n",
+                 markdown ? "\n" : "", args.percentile, budget.target_ms, budget.fevals, budget.end_s, args.runs);
+      std::string head = markdown ? "| strategy |" : fmt::format("{:<16}", "strategy");
+      std::string rule = markdown ? "|---|" : "";
+      for (auto b : budgets) {
+        head += markdown ? fmt::format(" FoO@{} |", b) : fmt::format("{:>10}", fmt::format("FoO@{}", b));
+        rule += markdown ? "---|" : "";
+      }
+      if (!args.no_score) {
+        head += markdown ? " score |" : fmt::format("{:>10}", "score");
+        rule += markdown ? "---|" : "";
+      }
+      head += markdown ? " s/run |" : fmt::format("{:>10}", "s/run");
+      rule += markdown ? "---|" : "";
+      fmt::print("{}\n", head);
+      if (markdown) fmt::print("{}\n", rule);
+    }
+    for (const auto& s : strategies) {
+      tunekit::SimulationOptions so;
+      so.strategy = s;
+      so.settings = settings.is_null() ? nlohmann::json::object() : settings;
+      so.evaluations = max_budget;
+      so.time_s = args.no_score ? 0.0 : budget.end_s;
+      so.runs = args.runs;
+      so.seed = args.seed;
+      so.threads = threads;
+      auto traces = tunekit::simulate_strategy(data, so);
+      if (!traces) throw CommandFailure{tunekit::cli::kExitFailure, traces.status().message()};
+      double wall = 0.0;
+      for (const auto& t : *traces) wall += t.wall_s;
+      wall /= static_cast<double>(std::max<std::size_t>(1, traces->size()));
+      nlohmann::json row = {{"strategy", s}, {"seconds_per_run", wall}};
+      std::string line = markdown ? fmt::format("| {} |", s) : fmt::format("{:<16}", s);
+      for (auto b : budgets) {
+        const double f = tunekit::fraction_of_optimum(*data, *traces, b);
+        row["fraction_of_optimum"][std::to_string(b)] = f;
+        line += markdown ? fmt::format(" {:.3f} |", f) : fmt::format("{:>10.3f}", f);
+      }
+      if (!args.no_score) {
+        const double score = tunekit::methodology_score(*data, *traces, ms);
+        row["score"] = score;
+        line += markdown ? fmt::format(" {:.3f} |", score) : fmt::format("{:>10.3f}", score);
+      }
+      line += markdown ? fmt::format(" {:.3f} |", wall) : fmt::format("{:>10.3f}", wall);
+      file_report["strategies"].push_back(row);
+      if (!json) {
+        fmt::print("{}\n", line);
+        std::fflush(stdout);
+      }
+    }
+    if (!json) fmt::print("\n");
+    report.push_back(std::move(file_report));
+  }
+  if (json) fmt::print("{}\n", report.dump(2));
+}
+
+}  // namespace
 
 void register_simulate_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("simulate", "Replay search strategies on brute-forced tuning data");
-  cmd->callback([] {
-    throw tunekit::cli::CommandFailure{tunekit::cli::kExitFailure, "simulate: not available in this build"};
-  });
+  auto args = std::make_shared<SimulateArgs>();
+  auto* cmd = app.add_subcommand(
+      "simulate",
+      "Replay search strategies on brute-forced data (Kernel Tuner cache or T4 files, .json or .json.gz): "
+      "mean fraction of optimum after N evaluations and the methodology score of Willemsen et al.");
+  cmd->add_option("--data", args->data, "Data file(s) to replay")->required();
+  cmd->add_option("--strategy", args->strategies, "Strategy name(s), or 'all' (default: auto)");
+  cmd->add_option("--budget", args->budgets, "Evaluations, one number or a comma list (default 200)");
+  cmd->add_option("--runs", args->runs, "Runs per strategy (default 50)");
+  cmd->add_option("--seed", args->seed, "Seed of the first run; run r uses seed+r (default 0)");
+  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores; results do not depend on it)");
+  cmd->add_option("--settings", args->settings, "Strategy settings as a JSON object");
+  cmd->add_option("--percentile", args->percentile, "Methodology cutoff percentile (default 0.95)");
+  cmd->add_flag("--no-score", args->no_score, "Skip the methodology score (runs stop after the evaluations)");
+  cmd->add_option("--format", args->format, "table, markdown or json (default table)")
+      ->check(CLI::IsMember({"table", "markdown", "json"}));
+  cmd->callback([args] { run_simulate(*args); });
 }

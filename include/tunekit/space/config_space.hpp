@@ -74,6 +74,8 @@ class ConfigView {
   double number(std::string_view name) const;
   /// Entity position of knob `k` (definition order).
   std::uint32_t position(std::size_t k) const noexcept { return knobs_[k]; }
+  /// All entity positions (later knobs are stale while a point is being drawn knob by knob).
+  std::span<const std::uint32_t> positions() const noexcept { return knobs_; }
   /// Expression value of knob `k` (Knob::values).
   const ExprValue& value(std::size_t k) const noexcept;
   const ConfigSpace& space() const noexcept { return space_; }
