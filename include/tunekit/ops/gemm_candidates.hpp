@@ -1,0 +1,71 @@
+// GEMM candidates backed by real libraries (OpenBLAS, BLIS per sub-architecture, Eigen, oneDNN,
+// libxsmm) and the ordered list a TunableOp<GemmParams> starts from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tunekit/core/status.hpp"
+#include "tunekit/ops/gemm_params.hpp"
+#include "tunekit/tunable/candidate.hpp"
+
+namespace tunekit::ops {
+
+/// Where a candidate's computation runs: the entry point it calls and what the library reports
+/// about itself. Used by tests (each candidate runs its own library) and reports.
+struct LibraryBinding {
+  std::string symbol;       ///< entry point called for float problems, e.g. "bli_sgemm"
+  std::string file;         ///< object the entry point lives in (dladdr), e.g. ".../libblis.so.4"
+  long namespace_id = 0;    ///< link-map namespace of that object (0: the main program's)
+  std::string detail;       ///< library-reported configuration, e.g. "BLIS 0.9.0 arch=skx"
+};
+
+/// A GEMM candidate: Candidate<GemmParams> plus a description of the library it runs.
+/// supports() is cheap and shape-only: kUnsupported (with the reason) for dtypes, kinds or
+/// settings the library cannot do. prepare() loads/initialises the library (first-call costs,
+/// JIT, primitive creation) and settles other libraries' thread pools (settle_threads()).
+/// run() validates, then calls the library; kUnsupported when the library cannot be loaded
+/// here, kRuntimeError when it reports a failure. Thread-safe: run() may be called
+/// concurrently once prepare() has succeeded for the problem.
+class GemmCandidate : public Candidate<GemmParams> {
+ public:
+  /// The library entry point this candidate calls (loads the library when needed).
+  /// Errors: kUnsupported when the library cannot be loaded on this machine or in this build.
+  virtual Expected<LibraryBinding> binding() = 0;
+  /// What the library runs for `params`, e.g. oneDNN's implementation name
+  /// ("brg:avx512_core_amx_bf16"); by default binding().detail. May create/JIT the kernel.
+  /// Errors: those of supports() and prepare().
+  virtual Expected<std::string> implementation(const GemmParams& params);
+};
+
+/// The GEMM candidates of this machine in a stable order. Entry 0 is "Default" (CBLAS through
+/// the OpenBLAS the program links, as a user would call it), then:
+///   "openblas[core=skylakex]"  OpenBLAS with its AVX-512 kernels forced (OPENBLAS_CORETYPE) in
+///                              its own namespace; only when the linked OpenBLAS picked another
+///                              core on an AVX-512 CPU (0.3.21 falls back to Prescott on CPUs it
+///                              does not know, 5x slower);
+///   "blis[arch=<a>]"           BLIS's typed API (bli_?gemm) with sub-architecture <a> forced, one
+///                              library copy per namespace (skx, haswell by default; see
+///                              blis_archs());
+///   "eigen"                    Eigen 3 products on mapped matrices (float, double);
+///   "onednn_matmul"            oneDNN's matmul primitive, cached per problem (float, bf16 on AMX);
+///   "onednn_sgemm"             oneDNN's dnnl_sgemm (float);
+///   "libxsmm"                  libxsmm JIT kernels for small problems (m*n*k <= 128^3).
+/// Candidates whose library is absent from the build (BLIS and OpenBLAS copies under
+/// AddressSanitizer, where dlmopen namespaces do not work) are left out. Creating the list is
+/// cheap: libraries are loaded on first prepare()/run()/binding().
+CandidateList<GemmParams> make_gemm_candidates();
+
+/// BLIS sub-architectures offered on this CPU, in candidate order. Default: those of "skx",
+/// "haswell" whose instruction sets the CPU has. TUNEKIT_BLIS_ARCHS (comma-separated names of
+/// BLIS 0.9 configurations: skx, haswell, zen, zen2, zen3, sandybridge, penryn, excavator,
+/// steamroller, piledriver, generic) replaces the default list; names the CPU cannot run (knl,
+/// bulldozer: SIGILL here) or BLIS does not know are dropped with a warning. Empty under
+/// AddressSanitizer. The list is capped at 4 copies: each needs static TLS for its own libc and
+/// libgomp, and glibc reserves room for only a few namespaces.
+std::vector<std::string> blis_archs();
+
+/// The OpenBLAS core the linked OpenBLAS uses (openblas_get_corename(), e.g. "Prescott").
+std::string openblas_core_name();
+
+}  // namespace tunekit::ops

@@ -1,0 +1,146 @@
+// The GEMM candidate skeleton and the BLAS-style driver shared by the library candidates:
+// batch loop, bf16 -> float staging, bias epilogue, entry-point descriptions.
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <link.h>
+
+#include <vector>
+
+#include "ops/gemm_internal.hpp"
+#include "tunekit/ops/threading.hpp"
+
+namespace tunekit::ops::detail {
+namespace {
+
+// Copies the stored rows x cols matrix at `src` (leading dimension ld) into a compact float
+// matrix (leading dimension rows) in `dst`.
+void stage_bf16(const BFloat16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                std::vector<float>& dst) {
+  dst.resize(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t j = 0; j < cols; ++j) {
+    to_float(src + j * ld, dst.data() + j * rows, static_cast<std::size_t>(rows));
+  }
+}
+
+}  // namespace
+
+void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
+              const void* bias) {
+  if (output == DType::kDouble) {
+    auto* cc = static_cast<double*>(c);
+    const auto* bb = static_cast<const double*>(bias);
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t i = 0; i < m; ++i) cc[i + j * ldc] += bb[i];
+    }
+  } else {
+    auto* cc = static_cast<float*>(c);
+    const auto* bb = static_cast<const float*>(bias);
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t i = 0; i < m; ++i) cc[i + j * ldc] += bb[i];
+    }
+  }
+}
+
+Status run_as_gemm_calls(const GemmParams& p, bool native_bf16,
+                         const std::function<Status(const GemmCall&)>& gemm) {
+  thread_local std::vector<float> staged_a, staged_b;
+  const std::size_t in_elem = element_bytes(p.dtype);
+  const std::size_t out_elem = output_element_bytes(p.dtype);
+  const std::int64_t batches = p.kind == GemmKind::kStridedBatched ? p.batch : 1;
+  const bool stage = p.dtype == DType::kBFloat16 && !native_bf16;
+  for (std::int64_t i = 0; i < batches; ++i) {
+    GemmCall call;
+    call.real = p.dtype == DType::kDouble ? DType::kDouble
+                : stage                   ? DType::kFloat
+                                          : p.dtype;
+    call.transa = p.a_is_n() ? 'n' : 't';
+    call.transb = p.b_is_n() ? 'n' : 't';
+    call.m = p.m;
+    call.n = p.n;
+    call.k = p.k;
+    call.alpha = p.alpha;
+    call.beta = p.beta;
+    call.a = static_cast<const unsigned char*>(p.a) +
+             static_cast<std::size_t>(i * p.stride_a) * in_elem;
+    call.b = static_cast<const unsigned char*>(p.b) +
+             static_cast<std::size_t>(i * p.stride_b) * in_elem;
+    call.c = static_cast<unsigned char*>(p.c) + static_cast<std::size_t>(i * p.stride_c) * out_elem;
+    call.lda = p.lda;
+    call.ldb = p.ldb;
+    call.ldc = p.ldc;
+    if (stage) {
+      const std::int64_t rows_a = p.a_is_n() ? p.m : p.k;
+      const std::int64_t rows_b = p.b_is_n() ? p.k : p.n;
+      stage_bf16(static_cast<const BFloat16*>(call.a), rows_a, p.a_is_n() ? p.k : p.m, p.lda,
+                 staged_a);
+      stage_bf16(static_cast<const BFloat16*>(call.b), rows_b, p.b_is_n() ? p.n : p.k, p.ldb,
+                 staged_b);
+      call.a = staged_a.data();
+      call.lda = rows_a;
+      call.b = staged_b.data();
+      call.ldb = rows_b;
+    }
+    TUNEKIT_RETURN_IF_ERROR(gemm(call));
+    if (p.kind == GemmKind::kGemmAndBias) {
+      add_bias(p.dtype == DType::kDouble ? DType::kDouble : DType::kFloat, call.c, p.ldc, p.m, p.n,
+               p.bias);
+    }
+  }
+  return Status::ok();
+}
+
+LibraryBinding describe_entry(const void* entry, std::string symbol, std::string detail) {
+  LibraryBinding binding;
+  binding.symbol = std::move(symbol);
+  binding.detail = std::move(detail);
+  Dl_info info{};
+  link_map* map = nullptr;
+  if (entry != nullptr &&
+      dladdr1(entry, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) != 0) {
+    binding.file = info.dli_fname != nullptr ? info.dli_fname : "";
+    Lmid_t lmid = LM_ID_BASE;
+    if (map != nullptr && dlinfo(map, RTLD_DI_LMID, &lmid) == 0) binding.namespace_id = lmid;
+  }
+  return binding;
+}
+
+}  // namespace tunekit::ops::detail
+
+namespace tunekit::ops {
+
+Expected<std::string> GemmCandidate::implementation(const GemmParams& params) {
+  TUNEKIT_RETURN_IF_ERROR(supports(params));
+  Expected<LibraryBinding> b = binding();
+  if (!b) return b.status();
+  return b->detail;
+}
+
+}  // namespace tunekit::ops
+
+namespace tunekit::ops::detail {
+
+// ---------------------------------------------------------------------------------------------
+// GemmCandidateBase
+
+Status GemmCandidateBase::unsupported(std::string_view reason) const {
+  return Status(StatusCode::kUnsupported, fmt::format("{}: {}", name_, reason));
+}
+
+Status GemmCandidateBase::supports(const GemmParams& params) const {
+  TUNEKIT_RETURN_IF_ERROR(params.validate_shape());
+  return supports_impl(params);
+}
+
+Status GemmCandidateBase::prepare(const GemmParams& params) {
+  TUNEKIT_RETURN_IF_ERROR(supports(params));
+  (void)settle_threads();
+  return prepare_impl(params);
+}
+
+Status GemmCandidateBase::run(const GemmParams& params) {
+  TUNEKIT_RETURN_IF_ERROR(params.validate());
+  TUNEKIT_RETURN_IF_ERROR(supports_impl(params));
+  return run_impl(params);
+}
+
+}  // namespace tunekit::ops::detail

@@ -1,0 +1,146 @@
+// Internals shared by the GEMM candidates: the common candidate skeleton, the BLAS-style driver
+// (batch loop, bf16 staging, bias epilogue), library namespaces (dlmopen) and thread syncing.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tunekit/ops/gemm_candidates.hpp"
+#include "tunekit/ops/gemm_params.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TUNEKIT_OPS_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TUNEKIT_OPS_ASAN 1
+#endif
+#endif
+#ifndef TUNEKIT_OPS_ASAN
+#define TUNEKIT_OPS_ASAN 0
+#endif
+
+namespace tunekit::ops::detail {
+
+/// One non-batched GEMM in BLAS column-major terms; `real` is the element type of a, b and c
+/// (kFloat or kDouble; bf16 problems arrive here as float after staging when the library has
+/// no bf16 entry point).
+struct GemmCall {
+  DType real = DType::kFloat;
+  char transa = 'n';  ///< lower case
+  char transb = 'n';  ///< lower case
+  std::int64_t m = 0, n = 0, k = 0;
+  double alpha = 1.0, beta = 0.0;
+  const void* a = nullptr;
+  std::int64_t lda = 0;
+  const void* b = nullptr;
+  std::int64_t ldb = 0;
+  void* c = nullptr;
+  std::int64_t ldc = 0;
+};
+
+/// Runs `params` as a sequence of GemmCall: one per batch entry (kStridedBatched), bf16 operands
+/// converted to compact float copies first unless `native_bf16` (then `real` is kBFloat16 and C
+/// is float), and for kGemmAndBias the bias added to every column afterwards. Conversions and
+/// the bias epilogue are single-threaded, so no second thread pool is woken inside a call.
+Status run_as_gemm_calls(const GemmParams& params, bool native_bf16,
+                         const std::function<Status(const GemmCall&)>& gemm);
+
+/// Adds bias[i] to C(i, j) for the m x n matrix at `c` (column-major, ldc).
+void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
+              const void* bias);
+
+/// Describes the object holding `entry` (dladdr1 + dlinfo): file and link-map namespace.
+LibraryBinding describe_entry(const void* entry, std::string symbol, std::string detail);
+
+/// The skeleton every GEMM candidate shares: supports() validates the shape then asks
+/// supports_impl(); prepare() settles other thread pools then prepare_impl(); run() validates,
+/// re-checks support (so an unsupported problem is a status, never a crash) and calls run_impl().
+class GemmCandidateBase : public GemmCandidate {
+ public:
+  GemmCandidateBase(std::string name, std::string library)
+      : name_(std::move(name)), library_(std::move(library)) {}
+  const std::string& name() const final { return name_; }
+  std::string_view library() const final { return library_; }
+  Status supports(const GemmParams& params) const final;
+  Status prepare(const GemmParams& params) final;
+  Status run(const GemmParams& params) final;
+
+ protected:
+  virtual Status supports_impl(const GemmParams& params) const = 0;
+  virtual Status prepare_impl(const GemmParams& params) { return Status::ok(); }
+  virtual Status run_impl(const GemmParams& params) = 0;
+  /// kUnsupported "<name>: <reason>".
+  Status unsupported(std::string_view reason) const;
+
+ private:
+  std::string name_;
+  std::string library_;
+};
+
+/// Makes the calling thread's libgomp thread count (used by OpenBLAS, oneDNN and Eigen in the
+/// main namespace) equal num_threads(). Cheap when already equal.
+void sync_main_threads() noexcept;
+/// Applies `threads` to Eigen (Eigen::setNbThreads); defined beside the Eigen candidate.
+void set_eigen_threads(int threads) noexcept;
+
+/// A shared library loaded into its own link-map namespace (dlmopen(LM_ID_NEWLM)), with its own
+/// copies of libc and libgomp and an environment of its own (the process environment plus
+/// `overrides`). Loaded copies are never unloaded (their OpenMP threads may still run).
+class LibraryNamespace {
+ public:
+  /// Sets the library's global thread count (e.g. bli_thread_set_num_threads).
+  using ThreadSetter = std::function<void(void* handle, int threads)>;
+
+  /// Loads `path` with environment entries `overrides` ("NAME=value", replacing same-named
+  /// process entries) plus GOMP_SPINCOUNT=kNamespaceGompSpinCount unless the process sets
+  /// GOMP_SPINCOUNT or OMP_WAIT_POLICY. The namespace's libc keeps this environment for good,
+  /// so libraries that read variables at their first call (BLIS) see it too.
+  /// Errors: kUnsupported under AddressSanitizer or when dlmopen fails (message from dlerror,
+  /// e.g. static TLS exhausted).
+  static Expected<LibraryNamespace*> load(const std::string& path,
+                                          const std::vector<std::string>& overrides,
+                                          ThreadSetter set_threads);
+
+  /// dlsym in this namespace (the library and its dependencies); nullptr when absent.
+  void* symbol(const char* name) const noexcept;
+  /// Link-map namespace id (dlinfo RTLD_DI_LMID).
+  long namespace_id() const noexcept { return namespace_id_; }
+  /// Applies num_threads() to the library (when changed) and to the calling thread's OpenMP
+  /// setting inside this namespace. Cheap when nothing changed.
+  void sync_threads() noexcept;
+
+ private:
+  LibraryNamespace() = default;
+  void* handle_ = nullptr;
+  long namespace_id_ = 0;
+  ThreadSetter set_threads_;
+  std::atomic<int> applied_threads_{0};
+  std::mutex set_mutex_;
+  int (*omp_get_max_threads_)() = nullptr;
+  void (*omp_set_num_threads_)(int) = nullptr;
+  std::vector<std::string> env_strings_;  // the namespace's environment, kept alive
+  std::vector<char*> env_;
+  friend void sync_all_namespaces() noexcept;
+};
+
+/// Applies num_threads() to every loaded namespace (called by set_num_threads).
+void sync_all_namespaces() noexcept;
+
+/// Candidate factories (one file per library family).
+std::unique_ptr<GemmCandidate> make_openblas_default();
+/// OpenBLAS forced to `core` (OPENBLAS_CORETYPE) in its own namespace; `name` its solution name.
+std::unique_ptr<GemmCandidate> make_openblas_core(std::string core);
+/// True when an OpenBLAS core candidate for `core` is a real choice here.
+bool openblas_core_offered(const std::string& core);
+std::unique_ptr<GemmCandidate> make_blis(std::string arch);
+std::unique_ptr<GemmCandidate> make_eigen();
+std::unique_ptr<GemmCandidate> make_onednn_matmul(bool packed_weights);
+std::unique_ptr<GemmCandidate> make_onednn_sgemm();
+std::unique_ptr<GemmCandidate> make_libxsmm();
+
+}  // namespace tunekit::ops::detail

@@ -1,0 +1,453 @@
+// oneDNN candidates: "onednn_matmul" (the matmul primitive, cached per problem; bf16 on AMX),
+// "onednn_matmul[packed_b]" (weights reordered to oneDNN's blocked layout on every call) and
+// "onednn_sgemm" (dnnl_sgemm).
+#include <fmt/format.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ops/gemm_internal.hpp"
+#include "tunekit/ops/threading.hpp"
+
+namespace tunekit::ops::detail {
+namespace {
+
+std::string dnnl_error(dnnl_status_t status) {
+  switch (status) {
+    case dnnl_success: return "success";
+    case dnnl_out_of_memory: return "out of memory";
+    case dnnl_invalid_arguments: return "invalid arguments";
+    case dnnl_unimplemented: return "unimplemented";
+    case dnnl_iterator_ends: return "iterator ends";
+    case dnnl_runtime_error: return "runtime error";
+    case dnnl_not_required: return "not required";
+  }
+  return fmt::format("status {}", static_cast<int>(status));
+}
+
+std::string dnnl_version_string() {
+  const dnnl_version_t* v = dnnl_version();
+  return v != nullptr ? fmt::format("oneDNN {}.{}.{}", v->major, v->minor, v->patch) : "oneDNN";
+}
+
+// The CPU engine, created once and kept for the life of the process.
+dnnl_engine_t cpu_engine() {
+  static dnnl_engine_t engine = [] {
+    dnnl_engine_t e = nullptr;
+    if (dnnl_engine_create(&e, dnnl_cpu, 0) != dnnl_success) e = nullptr;
+    return e;
+  }();
+  return engine;
+}
+
+// One stream per calling thread (streams are not shared between concurrent executions).
+dnnl_stream_t thread_stream() {
+  struct Holder {
+    dnnl_stream_t stream = nullptr;
+    ~Holder() {
+      if (stream != nullptr) dnnl_stream_destroy(stream);
+    }
+  };
+  thread_local Holder holder;
+  if (holder.stream == nullptr && cpu_engine() != nullptr) {
+    if (dnnl_stream_create(&holder.stream, cpu_engine(), dnnl_stream_default_flags) !=
+        dnnl_success) {
+      holder.stream = nullptr;
+    }
+  }
+  return holder.stream;
+}
+
+// 64-byte aligned scratch memory of the calling thread (oneDNN scratchpads, packed weights).
+class ThreadBuffer {
+ public:
+  void* get(std::size_t bytes) {
+    if (bytes > capacity_) {
+      std::free(data_);
+      capacity_ = (bytes + 63) / 64 * 64;
+      data_ = std::aligned_alloc(64, capacity_);
+      if (data_ == nullptr) capacity_ = 0;
+    }
+    return data_;
+  }
+  ~ThreadBuffer() { std::free(data_); }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
+// Memory objects wrapping caller pointers for one execution; destroyed afterwards.
+class MemoryArgs {
+ public:
+  MemoryArgs() = default;
+  MemoryArgs(const MemoryArgs&) = delete;
+  MemoryArgs& operator=(const MemoryArgs&) = delete;
+  ~MemoryArgs() {
+    for (const dnnl_exec_arg_t& a : args_) dnnl_memory_destroy(a.memory);
+  }
+  dnnl_status_t add(int arg, const dnnl_memory_desc_t& md, const void* data) {
+    dnnl_memory_t mem = nullptr;
+    const dnnl_status_t s = dnnl_memory_create(&mem, &md, cpu_engine(), const_cast<void*>(data));
+    if (s == dnnl_success) args_.push_back({arg, mem});
+    return s;
+  }
+  int size() const { return static_cast<int>(args_.size()); }
+  const dnnl_exec_arg_t* data() const { return args_.data(); }
+  dnnl_memory_t memory(std::size_t i) const { return args_[i].memory; }
+
+ private:
+  std::vector<dnnl_exec_arg_t> args_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// onednn_matmul
+
+/// What a cached matmul primitive depends on: the problem key plus batch strides, alpha and
+/// beta (baked into the primitive as output scale and sum post-op), the thread count the
+/// primitive was created for, and the weights layout.
+struct MatmulKey {
+  GemmKey problem;
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  std::uint64_t alpha_bits = 0, beta_bits = 0;
+  int threads = 0;
+  bool packed = false;
+  friend bool operator==(const MatmulKey&, const MatmulKey&) = default;
+};
+struct MatmulKeyHash {
+  std::size_t operator()(const MatmulKey& k) const noexcept {
+    std::uint64_t h = GemmParams::hash(k.problem);
+    for (std::uint64_t v : {static_cast<std::uint64_t>(k.stride_a),
+                            static_cast<std::uint64_t>(k.stride_b),
+                            static_cast<std::uint64_t>(k.stride_c), k.alpha_bits, k.beta_bits,
+                            static_cast<std::uint64_t>(k.threads) * 2 + (k.packed ? 1 : 0)}) {
+      h = (h ^ v) * 0x100000001b3ULL + (h >> 29);
+    }
+    return static_cast<std::size_t>(h);
+  }
+};
+
+/// A created matmul (and, for packed weights, the reorder into the matmul's layout).
+struct MatmulPrimitive {
+  dnnl_primitive_t matmul = nullptr;
+  dnnl_primitive_t reorder = nullptr;  ///< user weights -> packed weights (packed only)
+  dnnl_memory_desc_t src_md{}, weights_md{}, dst_md{}, bias_md{};
+  dnnl_memory_desc_t packed_weights_md{};
+  dnnl_memory_desc_t scratchpad_md{};
+  std::size_t scratchpad_bytes = 0;
+  std::size_t packed_weights_bytes = 0;
+  bool has_bias = false;        ///< bias fused as the matmul's own bias (alpha == 1)
+  bool bias_post_op = false;    ///< bias as binary-add post-op 0 (after the alpha scale)
+  std::string impl;
+  // Never destroyed: cached primitives live for the process (destroying them at exit would
+  // race oneDNN's own static teardown).
+};
+
+// Fills the oneDNN (row-major) view of the column-major problem: D[n x m] = S[n x k] * W[k x m]
+// with S = op(B)^T, W = op(A)^T, D = C^T; batched problems get a leading batch dimension (size
+// 1, i.e. broadcast, for an operand with stride 0).
+struct Views {
+  dnnl_memory_desc_t src{}, weights{}, dst{}, bias{};
+};
+
+dnnl_status_t make_views(const GemmParams& p, bool packed, Views& v) {
+  const dnnl_data_type_t in = p.dtype == DType::kBFloat16 ? dnnl_bf16 : dnnl_f32;
+  const bool batched = p.kind == GemmKind::kStridedBatched;
+  const int nd = batched ? 3 : 2;
+  const int o = batched ? 1 : 0;
+  dnnl_dims_t sd{}, ss{}, wd{}, ws{}, dd{}, ds{};
+  sd[o] = p.n;
+  sd[o + 1] = p.k;
+  ss[o] = p.b_is_n() ? p.ldb : 1;
+  ss[o + 1] = p.b_is_n() ? 1 : p.ldb;
+  wd[o] = p.k;
+  wd[o + 1] = p.m;
+  ws[o] = p.a_is_n() ? p.lda : 1;
+  ws[o + 1] = p.a_is_n() ? 1 : p.lda;
+  dd[o] = p.n;
+  dd[o + 1] = p.m;
+  ds[o] = p.ldc;
+  ds[o + 1] = 1;
+  if (batched) {
+    sd[0] = p.stride_b == 0 ? 1 : p.batch;
+    ss[0] = p.stride_b == 0 ? p.ldb * (p.b_is_n() ? p.n : p.k) : p.stride_b;
+    wd[0] = p.stride_a == 0 ? 1 : p.batch;
+    ws[0] = p.stride_a == 0 ? p.lda * (p.a_is_n() ? p.k : p.m) : p.stride_a;
+    dd[0] = p.batch;
+    ds[0] = p.stride_c;
+  }
+  dnnl_status_t s = dnnl_memory_desc_init_by_strides(&v.src, nd, sd, in, ss);
+  if (s == dnnl_success) {
+    s = packed ? dnnl_memory_desc_init_by_tag(&v.weights, nd, wd, in, dnnl_format_tag_any)
+               : dnnl_memory_desc_init_by_strides(&v.weights, nd, wd, in, ws);
+  }
+  if (s == dnnl_success) s = dnnl_memory_desc_init_by_strides(&v.dst, nd, dd, dnnl_f32, ds);
+  if (s == dnnl_success && p.kind == GemmKind::kGemmAndBias) {
+    dnnl_dims_t bd{1, p.m};
+    dnnl_dims_t bs{p.m, 1};
+    s = dnnl_memory_desc_init_by_strides(&v.bias, 2, bd, dnnl_f32, bs);
+  }
+  return s;
+}
+
+class OnednnMatmul final : public GemmCandidateBase {
+ public:
+  explicit OnednnMatmul(bool packed)
+      : GemmCandidateBase(packed ? "onednn_matmul[packed_b]" : "onednn_matmul", "onednn"),
+        packed_(packed) {}
+
+  Expected<LibraryBinding> binding() override {
+    return describe_entry(reinterpret_cast<const void*>(&dnnl_primitive_execute),
+                          "dnnl_primitive_execute",
+                          fmt::format("{} matmul{}", dnnl_version_string(),
+                                      packed_ ? " with weights reordered per call" : ""));
+  }
+
+  /// Implementation oneDNN chose for `p` (e.g. "brg:avx512_core_amx_bf16"); creates the
+  /// primitive when needed.
+  Expected<std::string> implementation(const GemmParams& p) override {
+    TUNEKIT_RETURN_IF_ERROR(supports(p));
+    Expected<std::shared_ptr<const MatmulPrimitive>> prim = get(p);
+    if (!prim) return prim.status();
+    return (*prim)->impl;
+  }
+
+ protected:
+  Status supports_impl(const GemmParams& p) const override {
+    if (p.dtype == DType::kDouble) return unsupported("oneDNN 2.6 matmul has no f64 on CPU");
+    return Status::ok();
+  }
+
+  Status prepare_impl(const GemmParams& p) override {
+    sync_main_threads();
+    return get(p).status();
+  }
+
+  Status run_impl(const GemmParams& p) override {
+    sync_main_threads();
+    Expected<std::shared_ptr<const MatmulPrimitive>> got = get(p);
+    if (!got) return got.status();
+    const MatmulPrimitive& prim = **got;
+    dnnl_stream_t stream = thread_stream();
+    if (stream == nullptr) return Status(StatusCode::kRuntimeError, "oneDNN stream unavailable");
+    thread_local ThreadBuffer scratchpad, packed_weights;
+    const void* weights = p.a;
+    if (prim.reorder != nullptr) {
+      void* packed = packed_weights.get(prim.packed_weights_bytes);
+      if (packed == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
+      MemoryArgs reorder_args;
+      if (reorder_args.add(DNNL_ARG_FROM, prim.weights_md, p.a) != dnnl_success ||
+          reorder_args.add(DNNL_ARG_TO, prim.packed_weights_md, packed) != dnnl_success) {
+        return Status(StatusCode::kRuntimeError, "oneDNN: cannot wrap weights memory");
+      }
+      const dnnl_status_t s =
+          dnnl_primitive_execute(prim.reorder, stream, reorder_args.size(), reorder_args.data());
+      if (s != dnnl_success) {
+        return Status(StatusCode::kRuntimeError, "oneDNN weights reorder: " + dnnl_error(s));
+      }
+      weights = packed;
+    }
+    MemoryArgs args;
+    dnnl_status_t s = args.add(DNNL_ARG_SRC, prim.src_md, p.b);
+    if (s == dnnl_success) {
+      s = args.add(DNNL_ARG_WEIGHTS,
+                   prim.reorder != nullptr ? prim.packed_weights_md : prim.weights_md, weights);
+    }
+    if (s == dnnl_success) s = args.add(DNNL_ARG_DST, prim.dst_md, p.c);
+    if (s == dnnl_success && prim.has_bias) s = args.add(DNNL_ARG_BIAS, prim.bias_md, p.bias);
+    if (s == dnnl_success && prim.bias_post_op) {
+      s = args.add(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, prim.bias_md, p.bias);
+    }
+    if (s == dnnl_success && prim.scratchpad_bytes > 0) {
+      void* pad = scratchpad.get(prim.scratchpad_bytes);
+      if (pad == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
+      s = args.add(DNNL_ARG_SCRATCHPAD, prim.scratchpad_md, pad);
+    }
+    if (s != dnnl_success) {
+      return Status(StatusCode::kRuntimeError, "oneDNN: cannot wrap operands: " + dnnl_error(s));
+    }
+    s = dnnl_primitive_execute(prim.matmul, stream, args.size(), args.data());
+    if (s == dnnl_success) s = dnnl_stream_wait(stream);
+    if (s != dnnl_success) {
+      return Status(StatusCode::kRuntimeError, "oneDNN matmul execute: " + dnnl_error(s));
+    }
+    return Status::ok();
+  }
+
+ private:
+  MatmulKey key_of(const GemmParams& p) const {
+    MatmulKey k;
+    k.problem = p.key();
+    if (p.kind == GemmKind::kStridedBatched) {
+      k.stride_a = p.stride_a;
+      k.stride_b = p.stride_b;
+      k.stride_c = p.stride_c;
+    }
+    k.alpha_bits = std::bit_cast<std::uint64_t>(p.alpha);
+    k.beta_bits = std::bit_cast<std::uint64_t>(p.beta);
+    k.threads = num_threads();
+    k.packed = packed_;
+    return k;
+  }
+
+  Expected<std::shared_ptr<const MatmulPrimitive>> get(const GemmParams& p) {
+    const MatmulKey key = key_of(p);
+    {
+      std::shared_lock lock(mutex_);
+      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    }
+    Expected<std::shared_ptr<const MatmulPrimitive>> created = create(p);
+    if (!created) return created;
+    std::unique_lock lock(mutex_);
+    auto [it, inserted] = cache_.emplace(key, *created);
+    return it->second;
+  }
+
+  Expected<std::shared_ptr<const MatmulPrimitive>> create(const GemmParams& p) const {
+    if (cpu_engine() == nullptr) return unsupported("cannot create a oneDNN CPU engine");
+    Views v;
+    dnnl_status_t s = make_views(p, packed_, v);
+    if (s != dnnl_success) return unsupported("memory descriptors: " + dnnl_error(s));
+    // oneDNN 2.6 scales (src * weights + bias) by the output scale, so with alpha != 1 the bias
+    // is added afterwards by a binary post-op instead (beta is 0 with a bias: no sum post-op).
+    const bool with_bias = p.kind == GemmKind::kGemmAndBias;
+    const bool fused_bias = with_bias && p.alpha == 1.0;
+    const bool bias_post_op = with_bias && !fused_bias;
+    dnnl_matmul_desc_t desc;
+    s = dnnl_matmul_desc_init(&desc, &v.src, &v.weights, fused_bias ? &v.bias : nullptr, &v.dst);
+    if (s != dnnl_success) return unsupported("matmul descriptor: " + dnnl_error(s));
+    dnnl_primitive_attr_t attr = nullptr;
+    dnnl_post_ops_t post_ops = nullptr;
+    s = dnnl_primitive_attr_create(&attr);
+    if (s == dnnl_success) s = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    if (s == dnnl_success && p.alpha != 1.0) {
+      const float alpha = static_cast<float>(p.alpha);
+      s = dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha);
+    }
+    if (s == dnnl_success && (p.beta != 0.0 || bias_post_op)) {
+      s = dnnl_post_ops_create(&post_ops);
+      if (s == dnnl_success && p.beta != 0.0) {
+        s = dnnl_post_ops_append_sum(post_ops, static_cast<float>(p.beta));
+      }
+      if (s == dnnl_success && bias_post_op) {
+        s = dnnl_post_ops_append_binary(post_ops, dnnl_binary_add, &v.bias);
+      }
+      if (s == dnnl_success) s = dnnl_primitive_attr_set_post_ops(attr, post_ops);
+    }
+    dnnl_primitive_desc_t pd = nullptr;
+    if (s == dnnl_success) s = dnnl_primitive_desc_create(&pd, &desc, attr, cpu_engine(), nullptr);
+    if (post_ops != nullptr) dnnl_post_ops_destroy(post_ops);
+    if (attr != nullptr) dnnl_primitive_attr_destroy(attr);
+    if (s != dnnl_success) return unsupported("matmul primitive descriptor: " + dnnl_error(s));
+
+    auto prim = std::make_shared<MatmulPrimitive>();
+    const char* impl = nullptr;
+    if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) {
+      prim->impl = impl;
+    }
+    prim->src_md = v.src;
+    prim->dst_md = v.dst;
+    prim->bias_md = v.bias;
+    prim->has_bias = fused_bias;
+    prim->bias_post_op = bias_post_op;
+    prim->scratchpad_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    prim->scratchpad_bytes = dnnl_memory_desc_get_size(&prim->scratchpad_md);
+    if (packed_) {
+      // The user's weights keep their strided layout; the matmul reads the layout it chose.
+      Views user;
+      s = make_views(p, false, user);
+      prim->weights_md = user.weights;
+      prim->packed_weights_md = *dnnl_primitive_desc_query_md(pd, dnnl_query_weights_md, 0);
+      prim->packed_weights_bytes = dnnl_memory_desc_get_size(&prim->packed_weights_md);
+      dnnl_primitive_desc_t reorder_pd = nullptr;
+      if (s == dnnl_success) {
+        s = dnnl_reorder_primitive_desc_create(&reorder_pd, &prim->weights_md, cpu_engine(),
+                                               &prim->packed_weights_md, cpu_engine(), nullptr);
+      }
+      if (s == dnnl_success) s = dnnl_primitive_create(&prim->reorder, reorder_pd);
+      if (reorder_pd != nullptr) dnnl_primitive_desc_destroy(reorder_pd);
+      if (s != dnnl_success) {
+        dnnl_primitive_desc_destroy(pd);
+        return unsupported("weights reorder: " + dnnl_error(s));
+      }
+    } else {
+      prim->weights_md = v.weights;
+    }
+    s = dnnl_primitive_create(&prim->matmul, pd);
+    dnnl_primitive_desc_destroy(pd);
+    if (s != dnnl_success) {
+      return Status(StatusCode::kRuntimeError, "matmul primitive creation: " + dnnl_error(s));
+    }
+    return std::shared_ptr<const MatmulPrimitive>(std::move(prim));
+  }
+
+  bool packed_;
+  std::shared_mutex mutex_;
+  std::unordered_map<MatmulKey, std::shared_ptr<const MatmulPrimitive>, MatmulKeyHash> cache_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// onednn_sgemm
+
+class OnednnSgemm final : public GemmCandidateBase {
+ public:
+  OnednnSgemm() : GemmCandidateBase("onednn_sgemm", "onednn") {}
+
+  Expected<LibraryBinding> binding() override {
+    return describe_entry(reinterpret_cast<const void*>(&dnnl_sgemm), "dnnl_sgemm",
+                          dnnl_version_string());
+  }
+
+ protected:
+  Status supports_impl(const GemmParams& p) const override {
+    if (p.dtype != DType::kFloat) {
+      return unsupported(fmt::format("dnnl_sgemm is float only, not {}", dtype_name(p.dtype)));
+    }
+    return Status::ok();
+  }
+
+  Status prepare_impl(const GemmParams&) override {
+    // dnnl_sgemm pays 5-37 ms (machine-notes.md) on its first call in a process: pay it here,
+    // untimed, on a 1x1x1 problem.
+    static std::once_flag warmed;
+    std::call_once(warmed, [] {
+      sync_main_threads();
+      const float a = 1, b = 1;
+      float c = 0;
+      (void)dnnl_sgemm('N', 'N', 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1);
+    });
+    return Status::ok();
+  }
+
+  Status run_impl(const GemmParams& p) override {
+    sync_main_threads();
+    return run_as_gemm_calls(p, /*native_bf16=*/false, [](const GemmCall& c) {
+      // dnnl_sgemm is row-major: the column-major C (m x n) is the row-major C^T (n x m), and
+      // C^T = op(B)^T op(A)^T, so swap the operands and their transposes.
+      const dnnl_status_t s = dnnl_sgemm(
+          c.transb == 'n' ? 'N' : 'T', c.transa == 'n' ? 'N' : 'T', c.n, c.m, c.k,
+          static_cast<float>(c.alpha), static_cast<const float*>(c.b), c.ldb,
+          static_cast<const float*>(c.a), c.lda, static_cast<float>(c.beta),
+          static_cast<float*>(c.c), c.ldc);
+      if (s != dnnl_success) return Status(StatusCode::kRuntimeError, "dnnl_sgemm: " + dnnl_error(s));
+      return Status::ok();
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<GemmCandidate> make_onednn_matmul(bool packed_weights) {
+  return std::make_unique<OnednnMatmul>(packed_weights);
+}
+
+std::unique_ptr<GemmCandidate> make_onednn_sgemm() { return std::make_unique<OnednnSgemm>(); }
+
+}  // namespace tunekit::ops::detail

@@ -1,0 +1,209 @@
+// OpenBLAS candidates: "Default" (CBLAS of the OpenBLAS the program links) and
+// "openblas[core=<core>]" (a second copy in its own namespace with OPENBLAS_CORETYPE forced).
+#include <cblas.h>
+#include <dlfcn.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <mutex>
+
+#include "ops/gemm_internal.hpp"
+
+namespace tunekit::ops {
+
+std::string openblas_core_name() {
+  const char* core = openblas_get_corename();
+  return core != nullptr ? core : "";
+}
+
+namespace detail {
+namespace {
+
+using SgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                         float, const float*, blasint, const float*, blasint, float, float*,
+                         blasint);
+using DgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                         double, const double*, blasint, const double*, blasint, double, double*,
+                         blasint);
+// cblas_sbgemm (OpenBLAS >= 0.3.10 builds with BUILD_BFLOAT16): bf16 A/B, float C.
+using SbgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint,
+                          blasint, float, const void*, blasint, const void*, blasint, float,
+                          float*, blasint);
+
+/// The OpenBLAS entry points one candidate calls.
+struct OpenBlasApi {
+  SgemmFn sgemm = nullptr;
+  DgemmFn dgemm = nullptr;
+  SbgemmFn sbgemm = nullptr;  ///< null when the build has no bf16 GEMM (0.3.21 in Debian 12)
+  char* (*get_config)() = nullptr;
+  LibraryNamespace* ns = nullptr;  ///< null for the linked OpenBLAS
+};
+
+// Path of the linked OpenBLAS (the file holding cblas_sgemm).
+std::string linked_openblas_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&cblas_sgemm), &info) != 0 && info.dli_fname) {
+    return info.dli_fname;
+  }
+  return {};
+}
+
+CBLAS_TRANSPOSE cblas_trans(char t) { return t == 'n' ? CblasNoTrans : CblasTrans; }
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+class OpenBlasGemm final : public GemmCandidateBase {
+ public:
+  /// `core` empty: the linked OpenBLAS ("Default"); else a namespaced copy forced to `core`
+  /// (an OPENBLAS_CORETYPE value such as "SkylakeX").
+  explicit OpenBlasGemm(std::string core)
+      : GemmCandidateBase(core.empty() ? "Default" : fmt::format("openblas[core={}]", lower(core)),
+                          "openblas"),
+        core_(std::move(core)) {
+    if (core_.empty()) {
+      api_.sgemm = &cblas_sgemm;
+      api_.dgemm = &cblas_dgemm;
+      api_.get_config = &openblas_get_config;
+      // A newer OpenBLAS may export cblas_sbgemm; look it up in the linked library itself.
+      const std::string path = linked_openblas_path();
+      if (void* self = path.empty() ? nullptr : dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+        api_.sbgemm = reinterpret_cast<SbgemmFn>(dlsym(self, "cblas_sbgemm"));
+        dlclose(self);
+      }
+      loaded_ = Status::ok();
+      load_once_flag_done_ = true;
+    }
+  }
+
+  Expected<LibraryBinding> binding() override {
+    TUNEKIT_RETURN_IF_ERROR(load());
+    const char* config = api_.get_config != nullptr ? api_.get_config() : "";
+    return describe_entry(reinterpret_cast<const void*>(api_.sgemm), "cblas_sgemm",
+                          config != nullptr ? config : "");
+  }
+
+ protected:
+  Status supports_impl(const GemmParams&) const override {
+    return Status::ok();  // float, double natively; bf16 natively or staged; bias as epilogue
+  }
+
+  Status prepare_impl(const GemmParams&) override { return load(); }
+
+  Status run_impl(const GemmParams& p) override {
+    TUNEKIT_RETURN_IF_ERROR(load());
+    if (api_.ns != nullptr) {
+      api_.ns->sync_threads();
+    } else {
+      sync_main_threads();
+    }
+    const bool native_bf16 = api_.sbgemm != nullptr;
+    return run_as_gemm_calls(p, native_bf16, [this](const GemmCall& c) {
+      const auto m = static_cast<blasint>(c.m), n = static_cast<blasint>(c.n),
+                 k = static_cast<blasint>(c.k);
+      const auto lda = static_cast<blasint>(c.lda), ldb = static_cast<blasint>(c.ldb),
+                 ldc = static_cast<blasint>(c.ldc);
+      switch (c.real) {
+        case DType::kFloat:
+          api_.sgemm(CblasColMajor, cblas_trans(c.transa), cblas_trans(c.transb), m, n, k,
+                     static_cast<float>(c.alpha), static_cast<const float*>(c.a), lda,
+                     static_cast<const float*>(c.b), ldb, static_cast<float>(c.beta),
+                     static_cast<float*>(c.c), ldc);
+          break;
+        case DType::kDouble:
+          api_.dgemm(CblasColMajor, cblas_trans(c.transa), cblas_trans(c.transb), m, n, k, c.alpha,
+                     static_cast<const double*>(c.a), lda, static_cast<const double*>(c.b), ldb,
+                     c.beta, static_cast<double*>(c.c), ldc);
+          break;
+        case DType::kBFloat16:
+          api_.sbgemm(CblasColMajor, cblas_trans(c.transa), cblas_trans(c.transb), m, n, k,
+                      static_cast<float>(c.alpha), c.a, lda, c.b, ldb, static_cast<float>(c.beta),
+                      static_cast<float*>(c.c), ldc);
+          break;
+      }
+      return Status::ok();
+    });
+  }
+
+ private:
+  Status load() {
+    if (load_once_flag_done_) return loaded_;
+    std::call_once(load_once_, [this] { loaded_ = load_namespaced(); });
+    return loaded_;
+  }
+
+  Status load_namespaced() {
+    const std::string path = linked_openblas_path();
+    if (path.empty()) return unsupported("cannot find the file of the linked OpenBLAS");
+    auto ns = LibraryNamespace::load(
+        path, {"OPENBLAS_CORETYPE=" + core_}, [](void* handle, int threads) {
+          if (auto* set = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"))) {
+            set(threads);
+          }
+        });
+    if (!ns) return unsupported(ns.status().message());
+    api_.ns = *ns;
+    api_.sgemm = reinterpret_cast<SgemmFn>(api_.ns->symbol("cblas_sgemm"));
+    api_.dgemm = reinterpret_cast<DgemmFn>(api_.ns->symbol("cblas_dgemm"));
+    api_.sbgemm = reinterpret_cast<SbgemmFn>(api_.ns->symbol("cblas_sbgemm"));
+    api_.get_config = reinterpret_cast<char* (*)()>(api_.ns->symbol("openblas_get_config"));
+    auto corename = reinterpret_cast<char* (*)()>(api_.ns->symbol("openblas_get_corename"));
+    if (api_.sgemm == nullptr || api_.dgemm == nullptr || corename == nullptr) {
+      return unsupported(fmt::format("{} lacks cblas_sgemm/cblas_dgemm/openblas_get_corename",
+                                     path));
+    }
+    // OpenBLAS ignores an OPENBLAS_CORETYPE it does not know; make sure the core took effect.
+    const std::string got = lower(corename() != nullptr ? corename() : "");
+    if (got != lower(core_)) {
+      return unsupported(fmt::format("OPENBLAS_CORETYPE={} selected core '{}' instead", core_, got));
+    }
+    api_.ns->sync_threads();
+    return Status::ok();
+  }
+
+  std::string core_;
+  OpenBlasApi api_;
+  std::once_flag load_once_;
+  bool load_once_flag_done_ = false;
+  Status loaded_;
+};
+
+// CPU features an OpenBLAS core's kernels need.
+bool cpu_runs_core(const std::string& core) {
+  const std::string c = lower(core);
+  if (c == "skylakex" || c == "cooperlake") {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  }
+  if (c == "haswell" || c == "zen") {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<GemmCandidate> make_openblas_default() {
+  return std::make_unique<OpenBlasGemm>(std::string());
+}
+
+std::unique_ptr<GemmCandidate> make_openblas_core(std::string core) {
+  return std::make_unique<OpenBlasGemm>(std::move(core));
+}
+
+bool openblas_core_offered(const std::string& core) {
+  if (TUNEKIT_OPS_ASAN || !cpu_runs_core(core)) return false;
+  const std::string linked = lower(openblas_core_name());
+  // SkylakeX and Cooperlake share the float/double kernels in 0.3.21: no choice between them.
+  const bool linked_avx512 = linked == "skylakex" || linked == "cooperlake" ||
+                             linked == "sapphirerapids";
+  if (lower(core) == "skylakex") return !linked_avx512;
+  return linked != lower(core);
+}
+
+}  // namespace detail
+}  // namespace tunekit::ops
