@@ -1,65 +1,43 @@
-// The "eigen" candidate: Eigen 3 matrix products on Eigen::Map views (OuterStride for leading
-// dimensions), float and double; Eigen parallelises its GEMM with the process's OpenMP.
+// The "eigen" candidate: Eigen 3 products on Eigen::Map views (OuterStride for leading
+// dimensions), float and double, on CPUs with the AVX-512 level its kernels are compiled for.
 #include <fmt/format.h>
-
-#include <Eigen/Core>
 
 #include "ops/gemm_internal.hpp"
 
 namespace tunekit::ops::detail {
 
-void set_eigen_threads(int threads) noexcept { Eigen::setNbThreads(threads); }
+// Defined in eigen_kernels.cpp (compiled for x86-64-v4); call only when eigen_cpu_ok().
+void eigen_gemm_f32(const GemmCall& call);
+void eigen_gemm_f64(const GemmCall& call);
+void eigen_set_threads(int threads);
+std::string eigen_description();
 
 namespace {
 
-template <class T>
-void eigen_gemm(const GemmCall& c) {
-  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
-  using ConstMap = Eigen::Map<const Matrix, Eigen::Unaligned, Eigen::OuterStride<>>;
-  using Map = Eigen::Map<Matrix, Eigen::Unaligned, Eigen::OuterStride<>>;
-  const bool an = c.transa == 'n', bn = c.transb == 'n';
-  const ConstMap a(static_cast<const T*>(c.a), an ? c.m : c.k, an ? c.k : c.m,
-                   Eigen::OuterStride<>(c.lda));
-  const ConstMap b(static_cast<const T*>(c.b), bn ? c.k : c.n, bn ? c.n : c.k,
-                   Eigen::OuterStride<>(c.ldb));
-  Map out(static_cast<T*>(c.c), c.m, c.n, Eigen::OuterStride<>(c.ldc));
-  const T alpha = static_cast<T>(c.alpha), beta = static_cast<T>(c.beta);
-  // BLAS semantics: with beta == 0, C is not read (assignment, not scaling, so NaN is dropped).
-  auto product = [&](auto&& lhs, auto&& rhs) {
-    if (beta == T(0)) {
-      out.noalias() = alpha * lhs * rhs;
-    } else {
-      if (beta != T(1)) out *= beta;
-      out.noalias() += alpha * lhs * rhs;
-    }
-  };
-  if (an && bn) {
-    product(a, b);
-  } else if (an) {
-    product(a, b.transpose());
-  } else if (bn) {
-    product(a.transpose(), b);
-  } else {
-    product(a.transpose(), b.transpose());
-  }
-}
+// Eigen picks its SIMD width at compile time. Built for the project's generic -march=x86-64
+// (SSE2) it reached 10.5 GFLOP/s at 256^3 on one core, against 44-106 GFLOP/s for the same
+// code built for AVX-512 (docs/candidates.md), so its kernels are compiled for x86-64-v4
+// (AVX-512F/BW/CD/DQ/VL, AVX2, FMA) and offered only where the CPU has that level.
+bool eigen_cpu_ok() { return __builtin_cpu_supports("x86-64-v4"); }
 
 class EigenGemm final : public GemmCandidateBase {
  public:
   EigenGemm() : GemmCandidateBase("eigen", "eigen") {}
 
   Expected<LibraryBinding> binding() override {
-    return describe_entry(reinterpret_cast<const void*>(&eigen_gemm<float>),
-                          "tunekit::ops::detail::eigen_gemm<float>",
-                          fmt::format("Eigen {}.{}.{} ({}), {} threads", EIGEN_WORLD_VERSION,
-                                      EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION,
-                                      Eigen::SimdInstructionSetsInUse(), Eigen::nbThreads()));
+    if (!eigen_cpu_ok()) return unsupported("this CPU lacks x86-64-v4 (AVX-512)");
+    return describe_entry(reinterpret_cast<const void*>(&eigen_gemm_f32),
+                          "tunekit::ops::detail::eigen_gemm_f32", eigen_description());
   }
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    // Eigen 3.4 has Eigen::bfloat16 but no bf16 GEMM kernel: its products on bfloat16 run the
-    // generic scalar path (measured ~1 GFLOP/s, docs/candidates.md), not a real choice.
+    if (!eigen_cpu_ok()) {
+      return unsupported("Eigen kernels are compiled for x86-64-v4 (AVX-512), which this CPU "
+                         "lacks");
+    }
+    // Eigen 3.4 has Eigen::bfloat16 but no bf16 GEMM kernel: a bfloat16 product runs its
+    // generic scalar path (4.6 GFLOP/s at 256^3 with AVX-512, docs/candidates.md).
     if (p.dtype == DType::kBFloat16) return unsupported("no bf16 GEMM kernel in Eigen 3.4");
     return Status::ok();
   }
@@ -68,9 +46,9 @@ class EigenGemm final : public GemmCandidateBase {
     sync_main_threads();
     return run_as_gemm_calls(p, /*native_bf16=*/false, [](const GemmCall& c) {
       if (c.real == DType::kDouble) {
-        eigen_gemm<double>(c);
+        eigen_gemm_f64(c);
       } else {
-        eigen_gemm<float>(c);
+        eigen_gemm_f32(c);
       }
       return Status::ok();
     });
@@ -78,6 +56,10 @@ class EigenGemm final : public GemmCandidateBase {
 };
 
 }  // namespace
+
+void set_eigen_threads(int threads) noexcept {
+  if (eigen_cpu_ok()) eigen_set_threads(threads);
+}
 
 std::unique_ptr<GemmCandidate> make_eigen() { return std::make_unique<EigenGemm>(); }
 
