@@ -19,5 +19,8 @@ struct CommandFailure {
 
 }  // namespace tunekit::cli
 
+void register_tune_commands(CLI::App& app);
+void register_results_commands(CLI::App& app);
+void register_compare_command(CLI::App& app);
 void register_simulate_command(CLI::App& app);
 void register_log_command(CLI::App& app);

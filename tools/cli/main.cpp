@@ -11,6 +11,9 @@ int main(int argc, char** argv) {
   CLI::App app{"tunekit: measure candidate implementations, keep the fastest, dispatch to it"};
   app.set_version_flag("--version", tunekit::version());
   app.require_subcommand(1);
+  register_tune_commands(app);
+  register_results_commands(app);
+  register_compare_command(app);
   register_simulate_command(app);
   register_log_command(app);
   try {

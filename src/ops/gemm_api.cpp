@@ -1,0 +1,135 @@
+// The process-wide GEMM TunableOp and the typed tunekit::gemm entry points.
+// See include/tunekit/ops/gemm.hpp.
+#include "tunekit/ops/gemm.hpp"
+
+#include <cctype>
+#include <mutex>
+
+#include "tunekit/ops/threading.hpp"
+
+namespace tunekit {
+namespace {
+
+char lower(char t) { return static_cast<char>(std::tolower(static_cast<unsigned char>(t))); }
+
+ops::GemmParams make(ops::GemmKind kind, ops::DType dtype, char transa, char transb,
+                     std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const void* a,
+                     std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c,
+                     std::int64_t ldc) {
+  ops::GemmParams p;
+  p.kind = kind;
+  p.dtype = dtype;
+  p.transa = lower(transa);
+  p.transb = lower(transb);
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.lda = lda;
+  p.ldb = ldb;
+  p.ldc = ldc;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = a;
+  p.b = b;
+  p.c = c;
+  return p;
+}
+
+void run_or_throw(const ops::GemmParams& p) {
+  const Status s = try_gemm(p);
+  if (!s.is_ok()) throw Error(s);
+}
+
+}  // namespace
+
+GemmTunableOp& gemm_op() {
+  static GemmTunableOp* op = [] {
+    ops::set_num_threads(tuning_context().threads());
+    return new GemmTunableOp(ops::make_gemm_candidates());
+  }();
+  return *op;
+}
+
+Status try_gemm(const ops::GemmParams& params) {
+  TUNEKIT_RETURN_IF_ERROR(params.validate());
+  return gemm_op()(params);
+}
+
+void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
+          float* c, std::int64_t ldc) {
+  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kFloat, transa, transb, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc));
+}
+
+void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
+          const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
+          double* c, std::int64_t ldc) {
+  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kDouble, transa, transb, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc));
+}
+
+void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const ops::BFloat16* a, std::int64_t lda, const ops::BFloat16* b, std::int64_t ldb,
+          float beta, float* c, std::int64_t ldc) {
+  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kBFloat16, transa, transb, m, n, k, alpha,
+                    a, lda, b, ldb, beta, c, ldc));
+}
+
+namespace {
+template <class T>
+void batched(ops::DType dtype, char transa, char transb, std::int64_t m, std::int64_t n,
+             std::int64_t k, double alpha, const T* a, std::int64_t lda, std::int64_t stride_a,
+             const T* b, std::int64_t ldb, std::int64_t stride_b, double beta, T* c,
+             std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+  ops::GemmParams p = make(ops::GemmKind::kStridedBatched, dtype, transa, transb, m, n, k, alpha,
+                           a, lda, b, ldb, beta, c, ldc);
+  p.stride_a = stride_a;
+  p.stride_b = stride_b;
+  p.stride_c = stride_c;
+  p.batch = batch;
+  run_or_throw(p);
+}
+
+template <class T>
+void with_bias(ops::DType dtype, char transa, char transb, std::int64_t m, std::int64_t n,
+               std::int64_t k, double alpha, const T* a, std::int64_t lda, const T* b,
+               std::int64_t ldb, const T* bias, T* c, std::int64_t ldc) {
+  ops::GemmParams p = make(ops::GemmKind::kGemmAndBias, dtype, transa, transb, m, n, k, alpha, a,
+                           lda, b, ldb, 0.0, c, ldc);
+  p.bias = bias;
+  run_or_throw(p);
+}
+}  // namespace
+
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
+                          std::int64_t k, float alpha, const float* a, std::int64_t lda,
+                          std::int64_t stride_a, const float* b, std::int64_t ldb,
+                          std::int64_t stride_b, float beta, float* c, std::int64_t ldc,
+                          std::int64_t stride_c, std::int64_t batch) {
+  batched(ops::DType::kFloat, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b,
+          beta, c, ldc, stride_c, batch);
+}
+
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
+                          std::int64_t k, double alpha, const double* a, std::int64_t lda,
+                          std::int64_t stride_a, const double* b, std::int64_t ldb,
+                          std::int64_t stride_b, double beta, double* c, std::int64_t ldc,
+                          std::int64_t stride_c, std::int64_t batch) {
+  batched(ops::DType::kDouble, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb,
+          stride_b, beta, c, ldc, stride_c, batch);
+}
+
+void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                   float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
+                   const float* bias, float* c, std::int64_t ldc) {
+  with_bias(ops::DType::kFloat, transa, transb, m, n, k, alpha, a, lda, b, ldb, bias, c, ldc);
+}
+
+void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                   double alpha, const double* a, std::int64_t lda, const double* b,
+                   std::int64_t ldb, const double* bias, double* c, std::int64_t ldc) {
+  with_bias(ops::DType::kDouble, transa, transb, m, n, k, alpha, a, lda, b, ldb, bias, c, ldc);
+}
+
+}  // namespace tunekit

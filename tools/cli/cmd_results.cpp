@@ -1,0 +1,65 @@
+// `tunekit results show FILE` prints a results file as a table (and whether its validators match
+// this machine); `tunekit candidates` lists the GEMM candidates and the libraries they run.
+#include <cstdio>
+
+#include "commands.hpp"
+#include "table.hpp"
+#include "tuning_setup.hpp"
+#include "tunekit/ops/gemm.hpp"
+
+namespace tunekit::cli {
+namespace {
+
+void show(const std::string& path) {
+  auto content = read_results_file(path);
+  if (!content) throw CommandFailure{kExitFailure, content.status().message()};
+  (void)gemm_op();  // registers this machine's validators
+  std::printf("%s: %zu validator(s), %zu result(s)\n", path.c_str(), content->validators.size(),
+              content->results.size());
+  Status v = tuning_context().validators().validate(content->validators, path);
+  std::printf("validators: %s\n\n",
+              v.is_ok() ? "match this machine" : v.message().c_str());
+  Table table({"op", "params", "solution", "ms", "GFLOP/s"}, {false, false, false, true, true});
+  for (const auto& r : content->results) {
+    auto p = ops::GemmParams::from_signature(r.op_signature, r.params_signature);
+    const std::string rate = p ? format_number(gflops(p->flops(), r.time_ms)) : "-";
+    table.add_row({r.op_signature, r.params_signature, r.solution, format_number(r.time_ms), rate});
+  }
+  std::fputs(table.render().c_str(), stdout);
+  for (const auto& d : content->duplicates) std::printf("note: %s\n", d.c_str());
+}
+
+void list_candidates() {
+  auto list = ops::make_gemm_candidates();
+  Table table({"#", "candidate", "library", "runs", "loaded from"}, {true, false, false, false, false});
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    auto* g = dynamic_cast<ops::GemmCandidate*>(list[i].get());
+    std::string runs = "-", file = "-";
+    if (g != nullptr) {
+      auto b = g->binding();
+      if (b) {
+        runs = b->symbol + (b->detail.empty() ? "" : " (" + b->detail + ")");
+        file = b->file + (b->namespace_id != 0 ? " [namespace " + std::to_string(b->namespace_id) + "]" : "");
+      } else {
+        runs = b.status().to_string();
+      }
+    }
+    table.add_row({std::to_string(i), list[i]->name(), std::string(list[i]->library()), runs, file});
+  }
+  std::fputs(table.render().c_str(), stdout);
+}
+
+}  // namespace
+}  // namespace tunekit::cli
+
+void register_results_commands(CLI::App& app) {
+  using namespace tunekit::cli;
+  CLI::App* results = app.add_subcommand("results", "inspect results files");
+  results->require_subcommand(1);
+  auto path = std::make_shared<std::string>();
+  CLI::App* s = results->add_subcommand("show", "print a results file as a table");
+  s->add_option("file", *path, "results CSV")->required()->check(CLI::ExistingFile);
+  s->callback([path] { show(*path); });
+  CLI::App* c = app.add_subcommand("candidates", "list the GEMM candidates of this machine");
+  c->callback([] { list_candidates(); });
+}

@@ -1,0 +1,31 @@
+// A plain-text table for CLI output: columns sized to their widest cell, numbers right-aligned.
+// Used by tune-file, gemm, results show and compare.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tunekit::cli {
+
+class Table {
+ public:
+  /// `right_aligned[i]`: column i holds numbers.
+  Table(std::vector<std::string> header, std::vector<bool> right_aligned);
+  void add_row(std::vector<std::string> cells);
+  /// The header, a rule and every row, each line ending in '\n'.
+  std::string render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<bool> right_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+/// "1.23" style: 3 significant digits below 10, otherwise fixed with 1 decimal.
+std::string format_number(double value);
+/// Progress bar on stderr when it is a terminal: "[#####.....] 5/16 label" (\r, no newline).
+void progress(std::size_t done, std::size_t total, const std::string& label);
+/// Ends a progress bar line (clears it) when stderr is a terminal.
+void progress_done();
+
+}  // namespace tunekit::cli

@@ -1,0 +1,80 @@
+// Applies the tuning flags to the context and libraries and builds the (filtered) GEMM op.
+// See tools/cli/tuning_setup.hpp.
+#include "tuning_setup.hpp"
+
+#include <fnmatch.h>
+
+#include <sstream>
+
+#include "commands.hpp"
+#include "tunekit/core/log.hpp"
+#include "tunekit/ops/threading.hpp"
+
+namespace tunekit::cli {
+
+void add_tune_flags(CLI::App* cmd, TuneFlags& flags) {
+  cmd->add_option("--results", flags.results,
+                  "results file to read and append to (default: tunekit_results0.csv or "
+                  "TUNEKIT_FILENAME)");
+  cmd->add_option("--threads", flags.threads, "threads for every library (default: all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-tuning-duration-ms", flags.max_tuning_duration_ms,
+                  "tuning time budget per candidate in ms (default 30; 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-tuning-iterations", flags.max_tuning_iterations,
+                  "timed calls per candidate at most (default 100; 0: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--candidates", flags.candidates,
+                  "comma-separated name globs of candidates to tune, e.g. 'blis*,onednn*' "
+                  "(Default is always timed as the reference)");
+  cmd->add_option("--verbose", flags.verbose, "log level 0-3")->check(CLI::Range(0, 3));
+}
+
+static bool matches_any(const std::string& name, const std::string& globs) {
+  std::istringstream ss(globs);
+  std::string g;
+  while (std::getline(ss, g, ',')) {
+    if (!g.empty() && ::fnmatch(g.c_str(), name.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags) {
+  TuningContext& ctx = tuning_context();
+  Status env = ctx.environment_status();
+  if (!env.is_ok()) throw CommandFailure{kExitFailure, env.message()};
+  if (flags.verbose >= 0) ctx.set_verbose(flags.verbose);
+  if (flags.max_tuning_duration_ms >= 0) ctx.set_max_tuning_duration_ms(flags.max_tuning_duration_ms);
+  if (flags.max_tuning_iterations >= 0) ctx.set_max_tuning_iterations(flags.max_tuning_iterations);
+  if (flags.threads > 0) ctx.set_threads(flags.threads);
+  const int applied = ops::set_num_threads(ctx.threads());
+  ctx.set_threads(applied);
+  if (!flags.results.empty()) ctx.set_filename(flags.results);
+  ctx.enable(true);
+  ctx.enable_tuning(true);
+
+  auto all = ops::make_gemm_candidates();
+  CandidateList<ops::GemmParams> chosen;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i == 0 || flags.candidates.empty() || matches_any(all[i]->name(), flags.candidates)) {
+      chosen.push_back(std::move(all[i]));
+    }
+  }
+  if (!flags.candidates.empty() && chosen.size() == 1) {
+    throw CommandFailure{kExitFailure, "--candidates '" + flags.candidates +
+                                           "' matches no candidate (see 'tunekit candidates')"};
+  }
+  auto op = std::make_unique<GemmTunableOp>(std::move(chosen));
+  // Registers the libraries' validators before the results file is read.
+  (void)gemm_op();
+  const std::string file = ctx.filename();
+  Status read = ctx.read_file(file);
+  if (!read.is_ok() && read.code() != StatusCode::kNotFound) {
+    throw CommandFailure{kExitFailure, read.message()};
+  }
+  return op;
+}
+
+double gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; }
+
+}  // namespace tunekit::cli

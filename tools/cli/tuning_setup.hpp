@@ -1,0 +1,38 @@
+// Shared setup of the tuning commands (tune-file, gemm, compare): settings from flags, the
+// results file, the thread count and the candidate filter.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "tunekit/ops/gemm.hpp"
+
+namespace tunekit::cli {
+
+/// Flags shared by the tuning commands.
+struct TuneFlags {
+  std::string results;                 ///< --results (default: the context's file name)
+  int threads = 0;                     ///< --threads (0: all usable cores)
+  long long max_tuning_duration_ms = -1;  ///< -1: keep the context's value
+  long long max_tuning_iterations = -1;
+  std::string candidates;              ///< --candidates glob(s), comma-separated; empty: all
+  std::string dtype;                   ///< --dtype override
+  int verbose = -1;
+};
+
+/// Adds --results, --threads, --max-tuning-duration-ms, --max-tuning-iterations, --candidates,
+/// --verbose to `cmd`.
+void add_tune_flags(CLI::App* cmd, TuneFlags& flags);
+
+/// Applies the flags to tuning_context() and the libraries, loads the results file (refusing a
+/// file written under another environment) and returns the tunable op to tune with: all GEMM
+/// candidates, or those whose names match --candidates (Default is always kept, as the
+/// reference). Throws CommandFailure with a one-line reason on bad input.
+std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags);
+
+/// GFLOP/s of `flops` operations taking `ms` milliseconds.
+double gflops(double flops, double ms);
+
+}  // namespace tunekit::cli
