@@ -6,12 +6,15 @@
 #include "table.hpp"
 #include "tuning_setup.hpp"
 #include "tunekit/ops/gemm.hpp"
+#include "tunekit/ops/threading.hpp"
 
 namespace tunekit::cli {
 namespace {
 
-void show(const std::string& path) {
+void show(const std::string& path, int threads) {
   auto content = read_results_file(path);
+  if (threads > 0) tuning_context().set_threads(threads);
+  tuning_context().set_threads(ops::set_num_threads(tuning_context().threads()));
   if (!content) throw CommandFailure{kExitFailure, content.status().message()};
   (void)gemm_op();  // registers this machine's validators
   std::printf("%s: %zu validator(s), %zu result(s)\n", path.c_str(), content->validators.size(),
@@ -57,9 +60,12 @@ void register_results_commands(CLI::App& app) {
   CLI::App* results = app.add_subcommand("results", "inspect results files");
   results->require_subcommand(1);
   auto path = std::make_shared<std::string>();
+  auto threads = std::make_shared<int>(0);
   CLI::App* s = results->add_subcommand("show", "print a results file as a table");
   s->add_option("file", *path, "results CSV")->required()->check(CLI::ExistingFile);
-  s->callback([path] { show(*path); });
+  s->add_option("--threads", *threads,
+                "thread count to validate against (default: TUNEKIT_THREADS or all cores)");
+  s->callback([path, threads] { show(*path, *threads); });
   CLI::App* c = app.add_subcommand("candidates", "list the GEMM candidates of this machine");
   c->callback([] { list_candidates(); });
 }

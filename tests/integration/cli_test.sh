@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# End-to-end tests of the tunekit CLI (tune-file, gemm, results show, candidates) with tiny budgets:
+# exit codes, files written and left untouched, and one-line errors on bad input.
+set -uo pipefail
+TK="$(realpath "$1")"; SRC="$(realpath "$2")"
+DATA="$SRC/tests/integration/data"
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+cd "$work"
+export TUNEKIT_MAX_TUNING_DURATION_MS=1 TUNEKIT_MAX_TUNING_ITERATIONS=2
+fails=0; passes=0
+pass() { passes=$((passes+1)); }
+fail() { echo "FAIL: $*"; fails=$((fails+1)); }
+expect_ok() { local name="$1"; shift; if "$@" >out.txt 2>err.txt; then pass; else fail "$name (exit $?)"; cat out.txt err.txt; fi; }
+expect_fail() {  # name, expected substring of stderr, command...
+  local name="$1" needle="$2"; shift 2
+  if "$@" >out.txt 2>err.txt; then fail "$name: succeeded"; return; fi
+  if ! grep -qF -- "$needle" err.txt; then fail "$name: stderr lacks '$needle'"; cat err.txt; return; fi
+  if [ "$(wc -l <err.txt)" -gt 2 ]; then fail "$name: more than one error line"; cat err.txt; return; fi
+  pass
+}
+
+expect_ok help "$TK" --help
+expect_ok help-tune-file "$TK" tune-file --help
+expect_ok help-gemm "$TK" gemm --help
+expect_ok candidates "$TK" candidates
+grep -q '^0  *Default' out.txt && pass || fail "candidates: Default is not entry 0"
+
+# Tune a small file of every supported kind.
+expect_ok tune-file "$TK" tune-file "$DATA/small_untuned.csv" --results res.csv --threads 1
+grep -q "winner" out.txt && pass || fail "tune-file: no table"
+[ "$(grep -c '^Validator,' res.csv)" -ge 4 ] && pass || fail "tune-file: validators missing"
+[ "$(grep -vc '^Validator,' res.csv)" -eq 6 ] && pass || fail "tune-file: expected 6 results"; 
+grep -q '^Validator,TUNEKIT_VERSION,' res.csv && pass || fail "tune-file: TUNEKIT_VERSION missing"
+grep -q '^GemmTunableOp_float_NN,nn_37_37_37_ld_40_37_37,' res.csv && pass || fail "tune-file: padded lda not kept"
+cp res.csv before.csv
+# Re-running tunes nothing and appends nothing.
+expect_ok tune-file-again "$TK" tune-file "$DATA/small_untuned.csv" --results res.csv --threads 1
+cmp -s res.csv before.csv && pass || fail "tune-file re-run changed the results file"
+[ "$(grep -c ' already tuned$' out.txt)" -eq 6 ] && pass || fail "tune-file re-run: expected 6 'already tuned'"
+
+expect_ok results-show "$TK" results show res.csv --threads 1
+grep -q "match this machine" out.txt && pass || fail "results show: validators should match"
+expect_ok results-show-other-threads "$TK" results show res.csv --threads 2
+grep -q "THREADS differs" out.txt && pass || fail "results show: THREADS mismatch not reported"
+
+expect_ok gemm-one "$TK" gemm --m 31 --n 7 --k 45 --trans nt --results res.csv --threads 1
+grep -q "^GemmTunableOp_float_NT,nt_31_7_45_ld_31_7_31," res.csv && pass || fail "gemm: result not appended"
+
+# A foreign results file is refused and left byte-identical.
+cp "$DATA/../../data/foreign_results.csv" foreign.csv 2>/dev/null || \
+  printf 'Validator,PT_VERSION,2.9.1\nValidator,HIP_VERSION,603\nGemmTunableOp_float_NT,nt_4096_4096_64,Gemm_Rocblas_1216,0.033\n' > foreign.csv
+cp foreign.csv foreign.orig
+expect_fail foreign-validators "foreign.csv" "$TK" tune-file "$DATA/small_untuned.csv" --results foreign.csv
+cmp -s foreign.csv foreign.orig && pass || fail "foreign results file was modified"
+
+expect_fail missing-file "missing.csv" "$TK" tune-file missing.csv
+expect_fail bad-trans "--trans" "$TK" gemm --m 4 --n 4 --k 4 --trans xy
+expect_fail bad-dtype "dtype" "$TK" gemm --m 4 --n 4 --k 4 --dtype int4 --results res.csv
+TUNEKIT_MAX_TUNING_ITERATIONS=abc expect_fail bad-env "TUNEKIT_MAX_TUNING_ITERATIONS" \
+  "$TK" gemm --m 4 --n 4 --k 4 --results res2.csv
+printf '\x00\x01\x02binary' > bin.csv
+expect_fail binary-input "bin.csv" "$TK" tune-file bin.csv --results res3.csv
+
+echo "cli: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]
