@@ -3,7 +3,9 @@
 #include "tunekit/ops/gemm.hpp"
 
 #include <cctype>
+#include <map>
 #include <mutex>
+#include <sstream>
 
 #include "tunekit/ops/threading.hpp"
 
@@ -42,10 +44,44 @@ void run_or_throw(const ops::GemmParams& p) {
 
 }  // namespace
 
+void register_gemm_validators(TuningContext& ctx, const CandidateList<ops::GemmParams>& list) {
+  // One "<LIBRARY>_VERSION" key per candidate library, read at run time from the library itself
+  // (binding().detail starts with "<name> <version>"), so that a library upgrade invalidates
+  // results tuned against the old one.
+  std::map<std::string, std::string> versions;
+  for (const auto& c : list) {
+    auto* g = dynamic_cast<ops::GemmCandidate*>(c.get());
+    if (g == nullptr) continue;
+    std::string key;
+    for (char ch : c->library()) {
+      key += std::isalnum(static_cast<unsigned char>(ch))
+                 ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch)))
+                 : '_';
+    }
+    key += "_VERSION";
+    if (versions.count(key)) continue;
+    auto binding = g->binding();
+    if (!binding) continue;
+    std::istringstream words(binding->detail);
+    std::string name, version;
+    words >> name >> version;
+    if (version.empty()) version = "unknown";
+    versions.emplace(key, version);
+  }
+  for (const auto& [key, version] : versions) {
+    if (ctx.validators().contains(key)) continue;
+    const std::string value = version;
+    (void)ctx.register_validator(key, [value] { return value; });
+  }
+}
+
 GemmTunableOp& gemm_op() {
   static GemmTunableOp* op = [] {
-    ops::set_num_threads(tuning_context().threads());
-    return new GemmTunableOp(ops::make_gemm_candidates());
+    TuningContext& ctx = tuning_context();
+    ctx.set_threads(ops::set_num_threads(ctx.threads()));
+    auto list = ops::make_gemm_candidates();
+    register_gemm_validators(ctx, list);
+    return new GemmTunableOp(std::move(list));
   }();
   return *op;
 }

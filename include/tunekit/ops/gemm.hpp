@@ -18,6 +18,12 @@ using GemmTunableOp = TunableOp<ops::GemmParams>;
 /// context's thread count (TUNEKIT_THREADS, default all usable cores) to every library.
 GemmTunableOp& gemm_op();
 
+/// Registers one validator per candidate library, "<LIBRARY>_VERSION" (OPENBLAS_VERSION,
+/// BLIS_VERSION, EIGEN_VERSION, ONEDNN_VERSION, LIBXSMM_VERSION), with the version each library
+/// reports at run time. Keys already registered are kept. gemm_op() calls it before any results
+/// file is read.
+void register_gemm_validators(TuningContext& ctx, const CandidateList<ops::GemmParams>& list);
+
 /// Dispatches one GEMM problem (see ops::GemmParams for the semantics).
 /// Errors: the chosen candidate's status; kInvalidArgument for malformed params.
 Status try_gemm(const ops::GemmParams& params);
