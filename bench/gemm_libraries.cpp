@@ -3,8 +3,9 @@
 //
 // Shapes are lines of ../shared/data/workloads/llama2-7b_float_untuned.csv (n = tokens 1 and 16;
 // q/k/v/o 4096x4096, gate/up 11008x4096, down 4096x11008) plus a 64^3 problem for libxsmm.
-// Operands rotate through copies spanning >= 512 MiB, so the weights are not served from the
-// last-level cache (48-192 MB usable here, machine-notes.md). Each benchmark prepares its
+// Operands rotate through copies spanning >= 256 MiB, so the weights are not served from the
+// last-level cache (48-192 MB usable here, machine-notes.md); all problems' copies stay
+// allocated (about 2.5 GiB) so that --benchmark_enable_random_interleaving=true can mix them. Each benchmark prepares its
 // candidate (library load, JIT, primitive creation, settle of other thread pools) untimed.
 // Run: build-*/bench/gemm_libraries [--benchmark_filter=...]; counters: GFLOP/s (wall clock).
 #include <benchmark/benchmark.h>
@@ -27,7 +28,7 @@ using tunekit::ops::DType;
 using tunekit::ops::GemmParams;
 using tunekit::ops::GemmWorkspace;
 
-constexpr std::size_t kRotateBytes = std::size_t{512} << 20;
+constexpr std::size_t kRotateBytes = std::size_t{256} << 20;
 constexpr std::size_t kMaxCopies = 16;
 
 struct Problem {
@@ -60,7 +61,6 @@ GemmWorkspace* workspace(const GemmParams& shape) {
   for (Entry& e : cache) {
     if (e.key == key) return e.ws.get();
   }
-  cache.clear();  // one problem's operands at a time
   const std::size_t bytes = shape.operand_bytes() + shape.output_bytes();
   const std::size_t copies = std::clamp<std::size_t>(kRotateBytes / bytes + 1, 1, kMaxCopies);
   auto ws = GemmWorkspace::create(shape, copies, /*random_fill=*/true, 1);

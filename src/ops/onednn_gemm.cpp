@@ -414,14 +414,16 @@ class OnednnSgemm final : public GemmCandidateBase {
   }
 
   Status prepare_impl(const GemmParams&) override {
-    // dnnl_sgemm pays 5-37 ms (machine-notes.md) on its first call in a process: pay it here,
-    // untimed, on a 1x1x1 problem.
+    // dnnl_sgemm pays a one-time cost on its first non-trivial call in a process: measured 58-64
+    // ms for the first 32^3 or 300x17x33 call (a 1x1x1 call pays only 3-7 ms and does not
+    // trigger it; machine-notes.md quotes 5-37 ms). Pay it here, untimed, on a 32^3 problem.
     static std::once_flag warmed;
     std::call_once(warmed, [] {
       sync_main_threads();
-      const float a = 1, b = 1;
-      float c = 0;
-      (void)dnnl_sgemm('N', 'N', 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1);
+      constexpr int kN = 32;
+      std::vector<float> a(kN * kN, 0.5f), b(kN * kN, 0.5f), c(kN * kN, 0.0f);
+      (void)dnnl_sgemm('N', 'N', kN, kN, kN, 1.0f, a.data(), kN, b.data(), kN, 0.0f, c.data(),
+                       kN);
     });
     return Status::ok();
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -397,6 +398,27 @@ TEST(CandidateLibraries, BlisCopiesRunTheirOwnArchitectureInTheirOwnNamespace) {
     EXPECT_NE(b->detail.find("BLIS 0.9"), std::string::npos) << b->detail;
   }
   EXPECT_EQ(namespaces.size(), archs.size());
+}
+
+TEST(CandidateLibraries, BlisArchsFollowTheEnvironment) {
+  const char* saved = std::getenv("TUNEKIT_BLIS_ARCHS");
+  const std::string restore = saved != nullptr ? saved : "";
+  // Unknown names, archs this CPU cannot run (knl needs AVX512PF/ER) and repeats are dropped.
+  setenv("TUNEKIT_BLIS_ARCHS", " haswell,knl ,bogus,generic,haswell", 1);
+  const std::vector<std::string> archs = blis_archs();
+  if (saved != nullptr) {
+    setenv("TUNEKIT_BLIS_ARCHS", restore.c_str(), 1);
+  } else {
+    unsetenv("TUNEKIT_BLIS_ARCHS");
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT_TRUE(archs.empty());
+#else
+  std::vector<std::string> expected;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) expected.push_back("haswell");
+  expected.push_back("generic");
+  EXPECT_EQ(archs, expected);
+#endif
 }
 
 TEST(CandidateLibraries, OnednnEigenLibxsmm) {
