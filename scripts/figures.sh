@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Reproduces the figures in docs/performance.md: tunes Llama-2-7B with 1 and 2 threads (timed),
+# re-times Default / every candidate / the tuned dispatch interleaved, and measures the dispatch
+# overhead. Writes everything under ${OUT:-figures/}. Takes about 20-30 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/build.sh >/dev/null
+out="${OUT:-figures}"; mkdir -p "$out"
+tk=./build/tools/cli/tunekit
+wl=examples/workloads/llama2-7b_float_untuned.csv
+for t in 1 2; do
+  rm -f "$out/llama2-7b_t$t.csv"
+  /usr/bin/time -f "tune-file wall %e s" "$tk" tune-file "$wl" --threads "$t" \
+    --results "$out/llama2-7b_t$t.csv" 2>&1 | tee "$out/tune_t$t.txt"
+  "$tk" compare "$wl" --threads "$t" --results "$out/llama2-7b_t$t.csv" --repeats 5 --all \
+    | tee "$out/compare_t$t.txt"
+done
+./build/bench/dispatch_overhead --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  | tee "$out/dispatch_overhead.txt"
