@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "tunekit/core/clock.hpp"
 #include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/threading.hpp"
 
@@ -82,6 +83,34 @@ void BM_TunekitGemmHitPublicApi(benchmark::State& state) {
   }
 }
 
+/// Direct and dispatched calls alternate in blocks of 64 inside one benchmark, so both see the
+/// same machine state; counters give per-call nanoseconds and their difference (the overhead).
+void BM_InterleavedOverhead(benchmark::State& state) {
+  auto* cand = chosen_candidate();
+  Operands o;
+  const auto p = o.params();
+  auto& op = tunekit::gemm_op();
+  constexpr int kBlock = 64;
+  std::int64_t direct_ns = 0, dispatch_ns = 0, calls = 0;
+  for (auto _ : state) {
+    const std::int64_t t0 = tunekit::now_ns();
+    for (int i = 0; i < kBlock; ++i) benchmark::DoNotOptimize(cand->run(p));
+    const std::int64_t t1 = tunekit::now_ns();
+    for (int i = 0; i < kBlock; ++i) benchmark::DoNotOptimize(op(p));
+    const std::int64_t t2 = tunekit::now_ns();
+    direct_ns += t1 - t0;
+    dispatch_ns += t2 - t1;
+    calls += kBlock;
+  }
+  const double d = static_cast<double>(direct_ns) / static_cast<double>(calls);
+  const double t = static_cast<double>(dispatch_ns) / static_cast<double>(calls);
+  state.counters["direct_ns"] = benchmark::Counter(d, benchmark::Counter::kAvgThreads);
+  state.counters["dispatch_ns"] = benchmark::Counter(t, benchmark::Counter::kAvgThreads);
+  state.counters["overhead_ns"] = benchmark::Counter(t - d, benchmark::Counter::kAvgThreads);
+  state.SetLabel(cand->name());
+}
+
+BENCHMARK(BM_InterleavedOverhead)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_DirectCandidate)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_TunekitGemmHit)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_TunekitGemmHitPublicApi)->Threads(1)->Threads(2)->UseRealTime();
