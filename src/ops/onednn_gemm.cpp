@@ -146,8 +146,14 @@ struct MatmulPrimitive {
   bool has_bias = false;        ///< bias fused as the matmul's own bias (alpha == 1)
   bool bias_post_op = false;    ///< bias as binary-add post-op 0 (after the alpha scale)
   std::string impl;
-  // Never destroyed: cached primitives live for the process (destroying them at exit would
-  // race oneDNN's own static teardown).
+
+  MatmulPrimitive() = default;
+  MatmulPrimitive(const MatmulPrimitive&) = delete;
+  MatmulPrimitive& operator=(const MatmulPrimitive&) = delete;
+  ~MatmulPrimitive() {
+    if (matmul != nullptr) dnnl_primitive_destroy(matmul);
+    if (reorder != nullptr) dnnl_primitive_destroy(reorder);
+  }
 };
 
 // Fills the oneDNN (row-major) view of the column-major problem: D[n x m] = S[n x k] * W[k x m]
