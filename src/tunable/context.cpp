@@ -30,6 +30,7 @@ constexpr const char* kRotatingBufferSize = "TUNEKIT_ROTATING_BUFFER_SIZE";
 constexpr const char* kBlasLog = "TUNEKIT_BLAS_LOG";
 constexpr const char* kWildcardFallback = "TUNEKIT_WILDCARD_FALLBACK";
 constexpr const char* kThreads = "TUNEKIT_THREADS";
+constexpr const char* kDynamicDims = "TUNEKIT_DYNAMIC_DIMS";
 
 std::size_t base_name_start(std::string_view name) {
   const std::size_t slash = name.rfind('/');
@@ -138,6 +139,11 @@ void TuningContext::enable_wildcard_fallback(bool on) {
   wildcard_fallback_.set(on);
   note_overridden(wildcard_fallback_.overridden(), kWildcardFallback);
   results_.touch();
+}
+
+void TuningContext::set_dynamic_dims(DynamicDimsMask mask) {
+  dynamic_dims_.set(static_cast<DynamicDimsMask>(mask & kAllDynamicDims));
+  note_overridden(dynamic_dims_.overridden(), kDynamicDims);
 }
 
 void TuningContext::enable_blas_log(bool on) {
@@ -386,6 +392,19 @@ Status TuningContext::reload_environment() {
   if (!recording_before && record_untuned_.get()) untuned_.clear();
   wildcard_fallback_.set_env(errors.take(env::get_bool(kWildcardFallback)));
   blas_log_.set_env(errors.take(env::get_bool(kBlasLog)));
+  {
+    std::optional<DynamicDimsMask> dims;
+    if (auto raw = env::get_string(kDynamicDims)) {
+      auto parsed = parse_dynamic_dims(*raw);
+      if (parsed) {
+        dims = *parsed;
+      } else {
+        errors.add(Status(StatusCode::kInvalidArgument,
+                          std::string(kDynamicDims) + ": " + parsed.status().message()));
+      }
+    }
+    dynamic_dims_.set_env(dims);
+  }
   cache_flush_.set_env(errors.take(env::get_bool(kCacheFlush)));
 
   auto limit = [&](Setting<long long>& setting, const char* name) {
@@ -454,6 +473,7 @@ Status TuningContext::reset() {
   record_untuned_.reset();
   wildcard_fallback_.reset();
   blas_log_.reset();
+  dynamic_dims_.reset();
   cache_flush_.reset();
   verbose_.reset();
   max_tuning_duration_ms_.reset();

@@ -3,11 +3,14 @@
 #include "tunekit/tunable/results_file.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +20,7 @@
 #include <unordered_set>
 
 #include "tunekit/core/env.hpp"
+#include "tunekit/core/log.hpp"
 
 namespace tunekit {
 namespace {
@@ -144,75 +148,138 @@ std::vector<std::string_view> split_fields(std::string_view line) {
   }
 }
 
+std::optional<std::size_t> find_binary_byte(std::string_view text) noexcept {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+// Parses one non-blank line (CR already dropped) into `content`. `seen` dedups results.
+Status parse_one_line(std::string_view line, std::string_view file_name, std::size_t line_no,
+                      ResultsFileContent& content, std::unordered_set<std::string>& seen,
+                      std::size_t& fields_out) {
+  const auto fields = split_fields(line);
+  fields_out = fields.size();
+  const std::string shown = std::string(line.substr(0, 200));
+  if (fields[0] == "Validator") {
+    if (fields.size() < 3 || fields[1].empty()) {
+      return parse_error(file_name, line_no,
+                         "could not parse validator line '" + shown +
+                             "' (expected Validator,<KEY>,<VALUE>)");
+    }
+    const std::string key(fields[1]);
+    const std::string value(fields[2]);
+    bool duplicate = false;
+    for (const auto& [k, v] : content.validators) {
+      if (k != key) continue;
+      if (v != value) {
+        return parse_error(file_name, line_no,
+                           "validator " + key + " given twice with different values ('" + v +
+                               "' and '" + value + "')");
+      }
+      duplicate = true;
+    }
+    if (!duplicate) content.validators.emplace_back(key, value);
+    return Status::ok();
+  }
+  if (fields.size() < 3 || fields[0].empty() || fields[1].empty() || fields[2].empty()) {
+    std::string hint;
+    if (fields.size() == 2 && fields[0].find("TunableOp_") != std::string_view::npos) {
+      hint = "; this looks like an untuned-problem line: tune such files with 'tunekit tune-file'";
+    }
+    return parse_error(file_name, line_no,
+                       "could not parse line '" + shown +
+                           "' (expected <op_signature>,<params_signature>,<solution>,<time_ms>)" +
+                           hint);
+  }
+  ResultLine r;
+  r.op_signature = std::string(fields[0]);
+  r.params_signature = std::string(fields[1]);
+  r.solution = std::string(fields[2]);
+  if (fields.size() >= 4) {
+    const auto time = env::parse_double(std::string(fields[3]));
+    if (!time || std::isnan(*time) || *time < 0.0) {
+      return parse_error(file_name, line_no,
+                         "could not parse time '" + std::string(fields[3]) + "' in line '" +
+                             shown + "' (expected a non-negative number of milliseconds)");
+    }
+    r.time_ms = *time;
+    if (fields.size() > 4) {
+      const std::size_t extra_at = static_cast<std::size_t>(fields[4].data() - line.data());
+      r.extra = std::string(line.substr(extra_at));
+    }
+  }
+  if (content.first_result_line == 0) content.first_result_line = line_no;
+  std::string dedup_key = r.op_signature + ',' + r.params_signature;
+  if (!seen.insert(dedup_key).second) {
+    content.duplicates.push_back(std::string(file_name) + ":" + std::to_string(line_no) +
+                                 ": duplicate result " + dedup_key + " -> " + r.solution +
+                                 " ignored (the first one wins)");
+    return Status::ok();
+  }
+  content.results.push_back(std::move(r));
+  return Status::ok();
+}
+
+}  // namespace
+
 Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name) {
   ResultsFileContent content;
+  if (auto at = find_binary_byte(text)) {
+    const std::size_t line_no =
+        1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + *at, '\n'));
+    char byte[8];
+    std::snprintf(byte, sizeof(byte), "0x%02x", static_cast<unsigned char>(text[*at]));
+    return parse_error(file_name, line_no,
+                       std::string("binary content (byte ") + byte + " at offset " +
+                           std::to_string(*at) + "): not a TunableOp CSV file");
+  }
   std::unordered_set<std::string> seen;
   std::size_t line_no = 0;
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
+    const bool terminated = end != std::string_view::npos;
+    if (!terminated) end = text.size();
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-
-    const auto fields = split_fields(line);
-    const std::string shown = std::string(line.substr(0, 200));
-    if (fields[0] == "Validator") {
-      if (fields.size() < 3 || fields[1].empty()) {
-        return parse_error(file_name, line_no,
-                           "could not parse validator line '" + shown +
-                               "' (expected Validator,<KEY>,<VALUE>)");
-      }
-      const std::string key(fields[1]);
-      const std::string value(fields[2]);
-      bool duplicate = false;
-      for (const auto& [k, v] : content.validators) {
-        if (k != key) continue;
-        if (v != value) {
-          return parse_error(file_name, line_no,
-                             "validator " + key + " given twice with different values ('" + v +
-                                 "' and '" + value + "')");
-        }
-        duplicate = true;
-      }
-      if (!duplicate) content.validators.emplace_back(key, value);
-      continue;
+    std::size_t fields = 0;
+    const std::size_t results_before = content.results.size();
+    const std::size_t validators_before = content.validators.size();
+    Status s = parse_one_line(line, file_name, line_no, content, seen, fields);
+    const bool is_validator = line.starts_with("Validator,");
+    // tunekit writes every line whole (one write() ending in '\n'), so an unterminated last line
+    // is a write that was cut short (a killed or crashed writer, a full disk): it is dropped when
+    // it does not parse, or when a result line lacks its time field.
+    const bool torn = !terminated && (!s.is_ok() || (!is_validator && fields < 4));
+    if (torn) {
+      content.results.resize(results_before);
+      content.validators.resize(validators_before);
+      content.warnings.push_back(std::string(file_name) + ":" + std::to_string(line_no) +
+                                 ": ignoring the incomplete last line '" +
+                                 std::string(line.substr(0, 200)) +
+                                 "' (no line end: an interrupted write)");
+      break;
     }
-    if (fields.size() < 3 || fields[0].empty() || fields[1].empty() || fields[2].empty()) {
-      return parse_error(file_name, line_no,
-                         "could not parse line '" + shown +
-                             "' (expected <op_signature>,<params_signature>,<solution>,<time_ms>)");
-    }
-    ResultLine r;
-    r.op_signature = std::string(fields[0]);
-    r.params_signature = std::string(fields[1]);
-    r.solution = std::string(fields[2]);
-    if (fields.size() >= 4) {
-      const auto time = env::parse_double(std::string(fields[3]));
-      if (!time || std::isnan(*time) || *time < 0.0) {
-        return parse_error(file_name, line_no,
-                           "could not parse time '" + std::string(fields[3]) + "' in line '" +
-                               shown + "'");
-      }
-      r.time_ms = *time;
-      if (fields.size() > 4) {
-        const std::size_t extra_at = static_cast<std::size_t>(fields[4].data() - line.data());
-        r.extra = std::string(line.substr(extra_at));
-      }
-    }
-    std::string dedup_key = r.op_signature + ',' + r.params_signature;
-    if (!seen.insert(dedup_key).second) {
-      content.duplicates.push_back(std::string(file_name) + ":" + std::to_string(line_no) +
-                                   ": duplicate result " + dedup_key +
-                                   " ignored (the first one wins)");
-      continue;
-    }
-    content.results.push_back(std::move(r));
+    if (!s.is_ok()) return s;
   }
   return content;
+}
+
+bool is_complete_result_line(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  ResultsFileContent content;
+  std::unordered_set<std::string> seen;
+  std::size_t fields = 0;
+  if (!parse_one_line(line, "", 0, content, seen, fields).is_ok()) return false;
+  return line.starts_with("Validator,") || fields >= 4;
 }
 
 Expected<ResultsFileContent> read_results_file(const std::string& path) {
@@ -232,7 +299,8 @@ Expected<ResultsFileContent> read_results_file(const std::string& path) {
 }
 
 Status append_line_locked(const std::string& path, std::string_view header, std::string_view line,
-                          const std::function<Status(std::string_view existing)>& check_existing) {
+                          const std::function<Status(std::string_view existing)>& check_existing,
+                          const std::function<bool(std::string_view last_line)>& is_complete) {
   LockedFd file(path, O_RDWR | O_CREAT | O_APPEND);
   TUNEKIT_RETURN_IF_ERROR(file.status());
   struct stat st {};
@@ -240,19 +308,42 @@ Status append_line_locked(const std::string& path, std::string_view header, std:
   std::string buffer;
   buffer.reserve(header.size() + line.size() + 2);
   bool blank = st.st_size == 0;
-  if (!blank && (check_existing || st.st_size <= 64)) {
-    auto existing = file.read_all();
-    if (!existing) return existing.status();
-    blank = existing->find_first_not_of(" \t\r\n") == std::string::npos;
-    if (!blank && check_existing) TUNEKIT_RETURN_IF_ERROR(check_existing(*existing));
+  char last = '\n';
+  if (!blank && ::pread(file.fd(), &last, 1, st.st_size - 1) != 1) {
+    return io_error("cannot read results file", path);
   }
+  std::optional<std::string> existing;
+  if (!blank && (check_existing || st.st_size <= 64 || (last != '\n' && is_complete))) {
+    auto content = file.read_all();
+    if (!content) return content.status();
+    existing = std::move(*content);
+    blank = existing->find_first_not_of(" \t\r\n") == std::string::npos;
+  }
+  if (!blank && last != '\n' && is_complete) {
+    // The last line has no line end: a writer was cut short (killed, disk full) or the file was
+    // edited by hand. A fragment that is not a whole line is removed; a whole one is ended.
+    const std::size_t start = existing->rfind('\n') == std::string::npos ? 0 : existing->rfind('\n') + 1;
+    const std::string_view fragment = std::string_view(*existing).substr(start);
+    if (!is_complete(fragment)) {
+      const std::size_t line_no =
+          1 + static_cast<std::size_t>(std::count(existing->begin(), existing->begin() +
+                                                  static_cast<std::ptrdiff_t>(start), '\n'));
+      if (::ftruncate(file.fd(), static_cast<off_t>(start)) != 0) {
+        return io_error("cannot truncate results file", path);
+      }
+      log::warn(path + ":" + std::to_string(line_no) + ": removed the incomplete last line '" +
+                std::string(fragment.substr(0, 200)) + "' (no line end: an interrupted write)");
+      existing->resize(start);
+      last = '\n';
+      blank = existing->find_first_not_of(" \t\r\n") == std::string::npos;
+    }
+  }
+  if (!blank && check_existing) TUNEKIT_RETURN_IF_ERROR(check_existing(*existing));
   if (!blank) {
-    // A previous writer may have died mid-line (or the file was hand-edited without a final
-    // newline): start on a fresh line rather than extending someone else's.
-    char last = '\n';
-    if (::pread(file.fd(), &last, 1, st.st_size - 1) == 1 && last != '\n') buffer.push_back('\n');
+    // Start on a fresh line rather than extending a line without its end.
+    if (last != '\n') buffer.push_back('\n');
   } else {
-    if (st.st_size > 0) buffer.push_back('\n');
+    if (existing && !existing->empty() && existing->back() != '\n') buffer.push_back('\n');
     buffer.append(header);
   }
   buffer.append(line);
@@ -267,19 +358,88 @@ Status write_file_locked(const std::string& path, std::string_view content) {
   return file.write_all(content);
 }
 
+std::optional<RangeToken> parse_range_token(std::string_view token) noexcept {
+  if (token.size() < 4 || token.front() != '[' || token.back() != ']') return std::nullopt;
+  const std::string_view body = token.substr(1, token.size() - 2);
+  const std::size_t dash = body.find('-');
+  if (dash == std::string_view::npos || dash == 0) return std::nullopt;
+  auto number = [](std::string_view text, long long& out) {
+    if (text.empty() || text.size() > 18) return false;
+    long long v = 0;
+    for (char c : text) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    out = v;
+    return true;
+  };
+  RangeToken range;
+  if (!number(body.substr(0, dash), range.lo)) return std::nullopt;
+  const std::string_view hi = body.substr(dash + 1);
+  if (hi.empty()) return range;
+  if (!number(hi, range.hi) || range.hi < range.lo) return std::nullopt;
+  return range;
+}
+
+std::string format_range_token(long long lo, long long hi) {
+  return hi < 0 ? fmt::format("[{}-]", lo) : fmt::format("[{}-{}]", lo, hi);
+}
+
+namespace {
+
+bool token_matches(std::string_view p_tok, std::string_view s_tok) noexcept {
+  if (p_tok == "*" || p_tok == s_tok) return true;
+  if (p_tok.empty() || p_tok.front() != '[') return false;
+  const auto range = parse_range_token(p_tok);
+  if (!range || s_tok.empty() || s_tok.size() > 18) return false;
+  long long v = 0;
+  for (char c : s_tok) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  return v >= range->lo && (range->hi < 0 || v <= range->hi);
+}
+
+template <class F>
+void for_each_token(std::string_view text, F&& f) {
+  for (;;) {
+    const std::size_t end = text.find('_');
+    f(text.substr(0, end));
+    if (end == std::string_view::npos) return;
+    text.remove_prefix(end + 1);
+  }
+}
+
+}  // namespace
+
 bool wildcard_match(std::string_view pattern, std::string_view signature) noexcept {
   for (;;) {
     const std::size_t p_end = pattern.find('_');
     const std::size_t s_end = signature.find('_');
-    const std::string_view p_tok = pattern.substr(0, p_end);
-    const std::string_view s_tok = signature.substr(0, s_end);
-    if (p_tok != "*" && p_tok != s_tok) return false;
+    if (!token_matches(pattern.substr(0, p_end), signature.substr(0, s_end))) return false;
     if (p_end == std::string_view::npos || s_end == std::string_view::npos) {
       return p_end == std::string_view::npos && s_end == std::string_view::npos;
     }
     pattern.remove_prefix(p_end + 1);
     signature.remove_prefix(s_end + 1);
   }
+}
+
+WildcardSpecificity wildcard_specificity(std::string_view pattern) noexcept {
+  WildcardSpecificity s;
+  for_each_token(pattern, [&s](std::string_view tok) {
+    if (tok == "*") {
+      ++s.stars;
+    } else if (parse_range_token(tok)) {
+      ++s.ranges;
+    }
+  });
+  return s;
+}
+
+bool is_wildcard_signature(std::string_view signature) noexcept {
+  const WildcardSpecificity s = wildcard_specificity(signature);
+  return s.stars > 0 || s.ranges > 0;
 }
 
 }  // namespace tunekit

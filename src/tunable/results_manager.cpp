@@ -5,6 +5,24 @@
 #include "tunekit/core/log.hpp"
 
 namespace tunekit {
+namespace {
+
+// The validator check of a parsed file, with a clearer message for a file without any header.
+Status validate_content(const ValidatorRegistry& validators, const ResultsFileContent& content,
+                        const std::string& path) {
+  if (content.validators.empty() && content.first_result_line != 0) {
+    return Status(StatusCode::kValidatorMismatch,
+                  path + ":" + std::to_string(content.first_result_line) + ": key=\"" +
+                      std::string(kVersionValidator) +
+                      "\" is not provided for validation: the file has no validator header (a "
+                      "results file starts with Validator lines, this one with a result; an "
+                      "untuned or hand-made file? tune its problems with 'tunekit tune-file', or "
+                      "move it away); it is neither loaded nor appended to");
+  }
+  return validators.validate(content.validators, path);
+}
+
+}  // namespace
 
 std::optional<ResultEntry> ResultsManager::lookup(std::string_view op_signature,
                                                   std::string_view params_signature) const {
@@ -21,12 +39,19 @@ std::optional<ResultLine> ResultsManager::lookup_wildcard(std::string_view op_si
   std::shared_lock lock(mutex_);
   auto op = ops_.find(op_signature);
   if (op == ops_.end()) return std::nullopt;
-  for (const std::string& pattern : op->second.wildcards) {
+  const std::string* best = nullptr;
+  WildcardSpecificity best_rank{};
+  for (const std::string& pattern : op->second.wildcards) {  // file (insertion) order
     if (!wildcard_match(pattern, params_signature)) continue;
-    const ResultEntry& e = op->second.by_params.find(pattern)->second;
-    return ResultLine{std::string(op_signature), pattern, e.solution, e.time_ms, e.extra};
+    const WildcardSpecificity rank = wildcard_specificity(pattern);
+    if (best == nullptr || rank < best_rank) {
+      best = &pattern;
+      best_rank = rank;
+    }
   }
-  return std::nullopt;
+  if (best == nullptr) return std::nullopt;
+  const ResultEntry& e = op->second.by_params.find(*best)->second;
+  return ResultLine{std::string(op_signature), *best, e.solution, e.time_ms, e.extra};
 }
 
 bool ResultsManager::add_locked(ResultLine&& line) {
@@ -35,7 +60,7 @@ bool ResultsManager::add_locked(ResultLine&& line) {
       line.params_signature,
       ResultEntry{std::move(line.solution), line.time_ms, std::move(line.extra)});
   if (!inserted) return false;
-  if (it->first.find('*') != std::string::npos) bucket.wildcards.push_back(it->first);
+  if (is_wildcard_signature(it->first)) bucket.wildcards.push_back(it->first);
   ++size_;
   return true;
 }
@@ -52,7 +77,7 @@ bool ResultsManager::add(ResultLine line) {
 
 Status ResultsManager::check_append_target(const std::string& path, std::string_view existing) {
   auto content = parse_results(existing, path);
-  Status verdict = content ? validators_.validate(content->validators, path) : content.status();
+  Status verdict = content ? validate_content(validators_, *content, path) : content.status();
   if (!verdict.is_ok()) {
     rejected_[path] = verdict.message();
     return verdict;
@@ -74,7 +99,8 @@ Expected<bool> ResultsManager::add_and_persist(ResultLine line, const std::strin
         return check_append_target(path, existing);
       };
     }
-    Status s = append_line_locked(path, format_header(validators_.values()), text, check);
+    Status s = append_line_locked(path, format_header(validators_.values()), text, check,
+                                  &is_complete_result_line);
     if (s.is_ok()) {
       validated_.insert(path);
       return true;
@@ -95,7 +121,7 @@ Status ResultsManager::read_file(const std::string& path) {
     // An empty (or blank) file holds nothing to validate; the first append writes the header.
     return Status::ok();
   }
-  Status verdict = content ? validators_.validate(content->validators, path) : content.status();
+  Status verdict = content ? validate_content(validators_, *content, path) : content.status();
   if (!verdict.is_ok()) {
     if (verdict.code() == StatusCode::kParseError ||
         verdict.code() == StatusCode::kValidatorMismatch) {
@@ -107,6 +133,7 @@ Status ResultsManager::read_file(const std::string& path) {
     return verdict;
   }
   for (const std::string& note : content->duplicates) log::info(1, "{}", note);
+  for (const std::string& warning : content->warnings) log::warn(warning);
   {
     std::unique_lock lock(mutex_);
     for (ResultLine& r : content->results) {

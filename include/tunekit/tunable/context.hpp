@@ -16,6 +16,7 @@
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/measure/timing.hpp"
+#include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/results_file.hpp"
 #include "tunekit/tunable/results_manager.hpp"
 #include "tunekit/tunable/tolerance.hpp"
@@ -93,6 +94,7 @@ struct TuningSettings {
 /// | TUNEKIT_ROTATING_BUFFER_SIZE   | LLC (effective)       | MiB; < 0 -> default; 0 = off       |
 /// | TUNEKIT_BLAS_LOG               | 0                     | bool                               |
 /// | TUNEKIT_WILDCARD_FALLBACK      | 0                     | bool                               |
+/// | TUNEKIT_DYNAMIC_DIMS           | none                  | M, N, K, B letters or mask 0..15   |
 /// | TUNEKIT_THREADS                | usable cores          | threads; <= 0 -> default           |
 /// | TUNEKIT_<LIBRARY>_ENABLED      | 1                     | bool, per candidate library        |
 ///
@@ -127,6 +129,17 @@ class TuningContext {
   void enable_wildcard_fallback(bool on = true);
   /// Effective switch (environment first).
   bool is_wildcard_fallback_enabled() const noexcept { return wildcard_fallback_.get(); }
+  /// Process-wide dynamic-dims mask (TUNEKIT_DYNAMIC_DIMS), used on threads without a
+  /// DynamicDimsGuard. Bits beyond kAllDynamicDims are dropped.
+  void set_dynamic_dims(DynamicDimsMask mask);
+  /// Effective process-wide mask (environment first).
+  DynamicDimsMask dynamic_dims() const noexcept { return dynamic_dims_.get(); }
+  /// The mask that applies to a dispatch on the calling thread: the innermost DynamicDimsGuard's,
+  /// else dynamic_dims().
+  DynamicDimsMask effective_dynamic_dims() const noexcept {
+    const ThreadDynamicDims t = thread_dynamic_dims();
+    return t.set ? t.mask : dynamic_dims_.get();
+  }
   /// BLAS_PARAMS suffix on results and untuned lines (TUNEKIT_BLAS_LOG).
   void enable_blas_log(bool on = true);
   /// Effective switch (environment first).
@@ -304,6 +317,7 @@ class TuningContext {
   Setting<bool> record_untuned_{false};
   Setting<bool> wildcard_fallback_{false};
   Setting<bool> blas_log_{false};
+  Setting<DynamicDimsMask> dynamic_dims_{0};
   Setting<bool> cache_flush_{true};
   Setting<int> verbose_{0};
   Setting<long long> max_tuning_duration_ms_{30};

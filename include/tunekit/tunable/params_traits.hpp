@@ -12,6 +12,7 @@
 #include "tunekit/core/status.hpp"
 #include "tunekit/measure/cache_flush.hpp"
 #include "tunekit/tunable/candidate.hpp"
+#include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/tolerance.hpp"
 
 namespace tunekit {
@@ -53,8 +54,11 @@ Status call_free_compare_output(const Params& reference, const Params& got, doub
 ///  * `default_tolerance() const -> Tolerance` (e.g. dtype_tolerance(dtype, K)); without it
 ///    the PyTorch default 1e-5 / 1e-5;
 ///  * `blas_signature() const -> std::string`: the "- { function: ... }" block for BLAS_LOG;
-///  * `dynamic_signature() const -> std::string`: the signature with dynamic dims as '*'
-///    (V26 dynamic dims); when it differs from signature() a tuned result is also stored under it.
+///  * `dynamic_signature(DynamicDimsMask) const -> std::string`: the signature with the dims of
+///    the mask (and the leading dimensions that follow them) as '*' (V26 dynamic dims); the mask
+///    is the dispatching thread's (DynamicDimsGuard, TUNEKIT_DYNAMIC_DIMS). Or
+///    `dynamic_signature() const` for a Params type that carries its own mask. When it differs
+///    from signature() a tuned result is also stored under it.
 template <class Params>
 struct ParamsTraits {
   /// Deep operand copies of one problem.
@@ -144,9 +148,17 @@ struct ParamsTraits {
     }
   }
 
-  /// The wildcard signature for dynamic dims, or "" when not provided.
-  static std::string dynamic_signature(const Params& p) {
-    if constexpr (requires { p.dynamic_signature(); }) {
+  /// Whether the Params type derives wildcard signatures from the dynamic-dims mask of the
+  /// dispatching thread (`dynamic_signature(DynamicDimsMask)`), as ops::GemmParams does.
+  static constexpr bool kMaskedDynamic =
+      requires(const Params& p) { p.dynamic_signature(DynamicDimsMask{}); };
+
+  /// The wildcard signature for dynamic dims, or "" when there is none: `dynamic_signature(mask)`
+  /// when the Params type takes a mask (mask 0 gives ""), else its own `dynamic_signature()`.
+  static std::string dynamic_signature(const Params& p, DynamicDimsMask mask) {
+    if constexpr (kMaskedDynamic) {
+      return mask == 0 ? std::string() : std::string(p.dynamic_signature(mask));
+    } else if constexpr (requires { p.dynamic_signature(); }) {
       return std::string(p.dynamic_signature());
     } else {
       return {};

@@ -2,7 +2,9 @@
 // crash-safe appends (one write() per line on an O_APPEND descriptor under an advisory flock).
 #pragma once
 
+#include <compare>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +32,8 @@ struct ResultsFileContent {
   std::vector<ValidatorEntry> validators;  ///< in file order
   std::vector<ResultLine> results;         ///< in file order, duplicates removed (first wins)
   std::vector<std::string> duplicates;     ///< "file:line: duplicate <op>,<params> ignored" notes
+  std::vector<std::string> warnings;       ///< "file:line: ignoring the incomplete last line ..."
+  std::size_t first_result_line = 0;       ///< line number of the first result line (0: none)
 };
 
 /// Formats a time as default C++ ostream output (6 significant digits, shortest form, "C"
@@ -53,9 +57,19 @@ std::vector<std::string_view> split_fields(std::string_view line);
 /// `Validator` lines need >= 3 fields, result lines 3 fields (time 0) or >= 4 (fields after the
 /// 4th are kept verbatim as `extra`). Duplicate (op, params) results: the first wins and the
 /// later one is listed in `duplicates`. A validator key given twice with different values is an
-/// error.
-/// Errors: kParseError "<file>:<line>: could not parse line '...'" (or a bad time field).
+/// error. An unterminated last line that does not parse (or is a result without its time) is a
+/// write that was cut short: it is dropped and listed in `warnings` naming its line.
+/// Errors: kParseError "<file>:<line>: could not parse line '...'" (or a bad time field, or
+/// "binary content": control bytes other than tab, CR and LF).
 Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name);
+
+/// Offset of the first byte that cannot occur in a text CSV file (control characters other than
+/// tab, CR, LF; DEL), or nullopt.
+std::optional<std::size_t> find_binary_byte(std::string_view text) noexcept;
+
+/// True when `line` (without its '\n') is a whole results-file line: a validator line, or a
+/// result line with its time field.
+bool is_complete_result_line(std::string_view line);
 
 /// Reads and parses a results file.
 /// Errors: kNotFound when the file does not exist; kIoError when it cannot be read; parse errors
@@ -65,20 +79,48 @@ Expected<ResultsFileContent> read_results_file(const std::string& path);
 /// Appends `line` + '\n' to `path` with a single write() on an O_APPEND descriptor while holding
 /// an exclusive flock, so concurrent processes never interleave or drop lines. When the file is
 /// missing, empty or blank (whitespace only), `header` is written first in the same write().
-/// Otherwise
-/// `check_existing(content)` (if given) is called with its current content under the lock and
-/// nothing is written unless it returns ok.
+/// Otherwise `check_existing(content)` (if given) is called with its current content under the
+/// lock and nothing is written unless it returns ok. When the file's last line lacks its '\n',
+/// it is ended first; if `is_complete` is given and says the fragment is not a whole line (a
+/// write that was cut short), the fragment is removed instead, with a warning naming file:line.
 /// Errors: kIoError naming the file on open/lock/write failure; check_existing's status.
 Status append_line_locked(const std::string& path, std::string_view header, std::string_view line,
                           const std::function<Status(std::string_view existing)>& check_existing =
-                              {});
+                              {},
+                          const std::function<bool(std::string_view last_line)>& is_complete = {});
 
 /// Replaces the content of `path` (truncate + one write under an exclusive flock).
 /// Errors: kIoError naming the file.
 Status write_file_locked(const std::string& path, std::string_view content);
 
-/// Matches a params signature against a pattern whose '_'-separated tokens may be '*' (matching
-/// any one token). Source: PyTorch TunableOp wildcard fallback (V26).
+/// Matches a params signature against a pattern token by token ('_'-separated). A pattern token
+/// matches when it equals the signature token, is '*' (any one token), or is a range
+/// `[lo-hi]` / `[lo-]` (tunekit's bucket syntax: a decimal token with lo <= value <= hi, or
+/// value >= lo). Source: PyTorch TunableOp wildcard fallback (V26) for '*'; ranges are tunekit's
+/// (docs/offline.md).
 bool wildcard_match(std::string_view pattern, std::string_view signature) noexcept;
+
+/// True when a params signature has a '*' or range token (it is a pattern, not a problem).
+bool is_wildcard_signature(std::string_view signature) noexcept;
+
+/// How general a wildcard pattern is: (number of '*' tokens, number of range tokens). Smaller
+/// compares as more specific.
+struct WildcardSpecificity {
+  int stars = 0;   ///< '*' tokens
+  int ranges = 0;  ///< '[lo-hi]' tokens
+  friend auto operator<=>(const WildcardSpecificity&, const WildcardSpecificity&) = default;
+};
+/// Counts the '*' and range tokens of `pattern`.
+WildcardSpecificity wildcard_specificity(std::string_view pattern) noexcept;
+
+/// A range token `[lo-hi]` (hi < 0 for an open range `[lo-]`).
+struct RangeToken {
+  long long lo = 0;
+  long long hi = -1;
+};
+/// Parses a range token; nullopt when `token` is not one (lo and hi decimal, lo <= hi).
+std::optional<RangeToken> parse_range_token(std::string_view token) noexcept;
+/// Formats `[lo-hi]`, or `[lo-]` when hi < 0.
+std::string format_range_token(long long lo, long long hi);
 
 }  // namespace tunekit

@@ -41,8 +41,11 @@ class ResultsManager {
   /// The stored result for (op, params), if any.
   std::optional<ResultEntry> lookup(std::string_view op_signature,
                                     std::string_view params_signature) const;
-  /// First wildcard result of `op_signature` (params containing '*' tokens, in insertion order)
-  /// matching `params_signature` token by token; the returned line carries the pattern.
+  /// The most specific wildcard result of `op_signature` matching `params_signature` token by
+  /// token (wildcard_match: '*' tokens and tunekit's '[lo-hi]' range tokens): fewest '*' tokens
+  /// first, then fewest range tokens, then the earliest in insertion (file) order. The returned
+  /// line carries the pattern. Source: PyTorch TunableOp V26 wildcard fallback (which takes an
+  /// arbitrary first match); the ranking is tunekit's.
   std::optional<ResultLine> lookup_wildcard(std::string_view op_signature,
                                             std::string_view params_signature) const;
 
@@ -87,7 +90,7 @@ class ResultsManager {
  private:
   struct OpBucket {
     std::map<std::string, ResultEntry, std::less<>> by_params;
-    std::vector<std::string> wildcards;  // params signatures containing '*', insertion order
+    std::vector<std::string> wildcards;  // wildcard/range params signatures, insertion order
   };
   bool add_locked(ResultLine&& line);
   Status check_append_target(const std::string& path, std::string_view existing);

@@ -17,6 +17,7 @@
 #include "tunekit/core/status.hpp"
 #include "tunekit/tunable/candidate.hpp"
 #include "tunekit/tunable/context.hpp"
+#include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/find_fastest.hpp"
 #include "tunekit/tunable/params_traits.hpp"
 #include "tunekit/tunable/report.hpp"
@@ -38,7 +39,8 @@ inline constexpr std::string_view kDefaultSolution = "Default";
 ///  4. miss + tuning on -> find_fastest, the winner is stored and appended to the results file;
 ///  5. miss + record-untuned on -> `<op>,<params>[,BLAS_PARAMS: ...]` goes to the untuned file
 ///     (once per process);
-///  6. miss + wildcard fallback on -> the first matching '*' result of the op;
+///  6. miss + wildcard fallback on -> the most specific matching wildcard result of the op
+///     (ResultsManager::lookup_wildcard: fewest '*', then fewest ranges, then file order);
 ///  7. otherwise Default (verbose 2 logs "no result, using Default").
 /// The resolved decision is cached per Params::Key; decisions without a stored result are
 /// re-resolved after any change of the results or of the dispatch switches.
@@ -86,6 +88,14 @@ class TunableOp {
       return candidates_[0]->run(params);
     }
     if (const Entry* e = table_.find(key); e != nullptr && valid(*e)) {
+      if constexpr (Traits::kMaskedDynamic) {
+        if (e->kind == CachedKind::kResult) {
+          const DynamicDimsMask mask = context_.effective_dynamic_dims();
+          if (mask != 0 && !dynamic_stored(key, mask) && context_.is_tuning_enabled()) {
+            return dispatch_slow(params, key);
+          }
+        }
+      }
       return candidates_[e->candidate]->run(params);
     }
     return dispatch_slow(params, key);
@@ -198,19 +208,38 @@ class TunableOp {
     } else {
       report.persisted = *added;
     }
-    add_dynamic_result(params, op, signature, ResultEntry{name, report.winner_time_ms, extra});
+    add_dynamic_result(params, params.key(), op, signature,
+                       ResultEntry{name, report.winner_time_ms, extra});
     return report;
   }
 
-  // V26 dynamic dims: a result tuned (or hit) for a problem with dynamic dims is also stored
-  // under its wildcard signature, unless one is stored already (first wins).
-  void add_dynamic_result(const Params& params, const std::string& op, const std::string& signature,
-                          const ResultEntry& entry) {
-    const std::string dynamic = Traits::dynamic_signature(params);
-    if (dynamic.empty() || dynamic == signature) return;
-    if (context_.results_manager().lookup(op, dynamic)) return;
-    auto added = context_.add_result(ResultLine{op, dynamic, entry.solution, entry.time_ms, entry.extra});
-    if (!added) log::warn(added.status().message());
+  // V26 dynamic dims: a result tuned (or hit, while tuning is on) for a problem dispatched with
+  // dynamic dims is also stored under its wildcard signature, unless one is stored already
+  // (first wins). The calling thread's mask applies. Called under mutex_.
+  void add_dynamic_result(const Params& params, const Key& key, const std::string& op,
+                          const std::string& signature, const ResultEntry& entry) {
+    const DynamicDimsMask mask = Traits::kMaskedDynamic ? context_.effective_dynamic_dims() : 0;
+    const std::string dynamic = Traits::dynamic_signature(params, mask);
+    if (!dynamic.empty() && dynamic != signature && !context_.results_manager().lookup(op, dynamic)) {
+      auto added =
+          context_.add_result(ResultLine{op, dynamic, entry.solution, entry.time_ms, entry.extra});
+      if (!added) log::warn(added.status().message());
+    }
+    if constexpr (Traits::kMaskedDynamic) {
+      if (mask == 0) return;
+      const Entry* done = dynamic_done_.find(key);
+      const std::uint64_t epoch = context_.results_manager().epoch();
+      const std::uint32_t bits =
+          mask | (done != nullptr && done->stamp == epoch ? done->candidate : 0U);
+      dynamic_done_.publish(Entry{key, bits, CachedKind::kResult, epoch});
+    }
+  }
+
+  // Whether the wildcard entry for `mask` was already ensured for `key` (lock-free).
+  bool dynamic_stored(const Key& key, DynamicDimsMask mask) const noexcept {
+    const Entry* done = dynamic_done_.find(key);
+    return done != nullptr && done->stamp == context_.results_manager().epoch() &&
+           (done->candidate & mask) == mask;
   }
 
   Status dispatch_disabled_slow(const Params& params, const Key& key) {
@@ -230,6 +259,13 @@ class TunableOp {
       std::lock_guard lock(mutex_);
       if (const Entry* e = table_.find(key); e != nullptr && valid(*e)) {
         index = e->candidate;
+        if (e->kind == CachedKind::kResult && context_.is_tuning_enabled()) {
+          const std::string op = params.op_signature();
+          const std::string signature = params.signature();
+          if (auto hit = context_.results_manager().lookup(op, signature)) {
+            add_dynamic_result(params, key, op, signature, *hit);
+          }
+        }
       } else {
         auto resolved = resolve_locked(params, key);
         if (!resolved) return resolved.status();
@@ -251,7 +287,7 @@ class TunableOp {
 
     if (auto hit = results.lookup(op, signature)) {
       const std::size_t index = prepared_or_default(index_for(hit->solution, op, signature), params);
-      if (context_.is_tuning_enabled()) add_dynamic_result(params, op, signature, *hit);
+      if (context_.is_tuning_enabled()) add_dynamic_result(params, key, op, signature, *hit);
       publish(key, static_cast<std::uint32_t>(index), CachedKind::kResult, epoch);
       return index;
     }
@@ -291,6 +327,8 @@ class TunableOp {
   std::mutex mutex_;  // serialises misses, tuning and publishing
   ResultTable<Key, &Params::hash> table_;
   ResultTable<Key, &Params::hash> prepared_default_;  // keys whose Default was prepared
+  // Keys whose wildcard entries were ensured; `candidate` holds the mask bits already handled.
+  ResultTable<Key, &Params::hash> dynamic_done_;
   std::set<std::string> warned_missing_;
   std::atomic<std::size_t> tunings_{0};
 };
