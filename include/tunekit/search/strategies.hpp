@@ -50,6 +50,8 @@ class RandomSearchStrategy : public SearchStrategy {
   std::vector<Config> next_batch(std::size_t n) override;
   void update(std::span<const Trial> trials) override;
   bool has_next() const override;
+  /// Marks earlier trials visited (a resumed run does not draw them again).
+  void load_history(std::span<const Trial> trials) override { update(trials); }
 
  private:
   const ConfigSpace* space_ = nullptr;

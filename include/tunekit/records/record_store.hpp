@@ -1,0 +1,65 @@
+// Record stores (AutoTVM JSON-lines log files), the log_to_file tuning callback, best-record
+// queries and the pick-best / merge utilities behind `tunekit log`.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "tunekit/core/status.hpp"
+#include "tunekit/records/record.hpp"
+#include "tunekit/search/tuner.hpp"
+
+namespace tunekit {
+
+/// Where records live. Implementations: JsonLinesStore (AutoTVM log files).
+class RecordStore {
+ public:
+  virtual ~RecordStore() = default;
+  /// Appends one record durably (flushed before returning). Errors: kIoError.
+  virtual Status append(const Record& record) = 0;
+  /// Appends several records in one write.
+  virtual Status append(std::span<const Record> records);
+  /// Every record in the store, in order.
+  virtual Expected<std::vector<Record>> load() const = 0;
+};
+
+/// AutoTVM JSON-lines log file. Each append opens the file in append mode, writes complete
+/// lines with one write(2) call under an exclusive flock, and closes it, so several processes
+/// may tune into one file without interleaving or losing lines (upstream reopens per batch too).
+class JsonLinesStore : public RecordStore {
+ public:
+  explicit JsonLinesStore(std::string path) : path_(std::move(path)) {}
+  using RecordStore::append;
+  Status append(const Record& record) override;
+  Status append(std::span<const Record> records) override;
+  Expected<std::vector<Record>> load() const override;
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+/// AutoTVM log_to_file: a tuning callback appending one record per measured configuration to
+/// `path` after each batch. A write failure is warned about once per callback and tuning goes on.
+TuneCallback log_to_file(const std::string& path);
+
+/// The successful record with the smallest mean cost for each (target, workload), in first-seen
+/// order of the pairs; ties keep the earlier record. Failed records are never chosen.
+std::vector<Record> best_records(std::span<const Record> records);
+
+/// The `k` successful records of `workload_key` (Record::workload_key) with the smallest mean
+/// cost, best first.
+std::vector<Record> top_k(std::span<const Record> records, const std::string& workload_key, std::size_t k);
+
+/// AutoTVM pick_best: the best record per (model, workload) and per (target key, workload) as
+/// ApplyHistoryBest would dispatch them, in input order, each configuration (Record::measure_key)
+/// once.
+std::vector<Record> pick_best(std::span<const Record> records);
+
+/// Writes `records` to `path` (replacing it) through a temporary file and a rename, so a reader
+/// never sees a truncated file. Errors: kIoError.
+Status write_records(const std::string& path, std::span<const Record> records);
+
+}  // namespace tunekit

@@ -1,0 +1,306 @@
+// AutoTVM v0.2 record encoding/decoding, log loading, resumption checks and target parsing.
+// See include/tunekit/records/record.hpp.
+#include "tunekit/records/record.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <numeric>
+
+#include "tunekit/core/log.hpp"
+#include "tunekit/core/version.hpp"
+
+namespace tunekit {
+
+namespace {
+
+constexpr double kErrorCost = 1e9;  // upstream's placeholder cost of failed records
+
+std::atomic<bool> g_warned_v01{false};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+Status bad(const std::string& what) { return Status(StatusCode::kParseError, what); }
+
+}  // namespace
+
+double Record::mean_cost_s() const noexcept {
+  if (!ok()) return std::numeric_limits<double>::infinity();
+  return std::accumulate(costs_s.begin(), costs_s.end(), 0.0) / static_cast<double>(costs_s.size());
+}
+
+std::uint64_t Record::config_index() const {
+  auto it = config.find("index");
+  return (it != config.end() && it->is_number_integer()) ? it->get<std::uint64_t>() : 0;
+}
+
+const nlohmann::ordered_json& Record::entity() const {
+  static const nlohmann::ordered_json empty = nlohmann::ordered_json::array();
+  auto it = config.find("entity");
+  return it != config.end() ? *it : empty;
+}
+
+std::string Record::workload_key() const {
+  return encode_python_json(nlohmann::ordered_json::array({task_name, args}));
+}
+
+std::string Record::measure_key() const {
+  return encode_python_json(nlohmann::ordered_json::array({target, task_name, args, kwargs, entity()}));
+}
+
+Record make_record(const MeasureInput& input, const MeasureResult& result) {
+  Record r;
+  r.target = input.task->target;
+  r.task_name = input.task->name;
+  r.args = nlohmann::ordered_json::parse(input.task->args.dump());
+  r.config = nlohmann::ordered_json::parse(input.config.to_json().dump());
+  // Keep upstream's key order: index, code_hash, entity.
+  nlohmann::ordered_json cfg = nlohmann::ordered_json::object();
+  cfg["index"] = r.config["index"];
+  cfg["code_hash"] = r.config["code_hash"];
+  cfg["entity"] = r.config["entity"];
+  r.config = std::move(cfg);
+  r.error_no = result.error_no;
+  if (result.ok()) r.costs_s = result.costs_s;
+  r.all_cost_s = result.all_cost_s;
+  r.timestamp_s = result.timestamp_s;
+  r.tvm_version = std::string("tunekit-") + version();
+  if (input.task->space) r.space_hash = input.task->space->hash();
+  return r;
+}
+
+std::string encode_python_json(const nlohmann::ordered_json& v) {
+  switch (v.type()) {
+    case nlohmann::ordered_json::value_t::array: {
+      std::string out = "[";
+      bool first = true;
+      for (const auto& x : v) {
+        if (!first) out += ", ";
+        first = false;
+        out += encode_python_json(x);
+      }
+      return out + "]";
+    }
+    case nlohmann::ordered_json::value_t::object: {
+      std::string out = "{";
+      bool first = true;
+      for (const auto& [k, x] : v.items()) {
+        if (!first) out += ", ";
+        first = false;
+        out += nlohmann::ordered_json(k).dump(-1, ' ', true);
+        out += ": ";
+        out += encode_python_json(x);
+      }
+      return out + "}";
+    }
+    case nlohmann::ordered_json::value_t::number_float: {
+      const double d = v.get<double>();
+      if (std::isnan(d)) return "NaN";
+      if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+      return v.dump();
+    }
+    default:
+      return v.dump(-1, ' ', true);
+  }
+}
+
+std::string encode_record(const Record& r) {
+  nlohmann::ordered_json costs = nlohmann::ordered_json::array();
+  if (r.error_no != MeasureErrorNo::kNoError || r.costs_s.empty()) {
+    costs.push_back(kErrorCost);
+  } else {
+    for (double c : r.costs_s) costs.push_back(c);
+  }
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j["input"] = nlohmann::ordered_json::array({r.target, r.task_name, r.args, r.kwargs});
+  j["config"] = r.config;
+  j["result"] = nlohmann::ordered_json::array(
+      {costs, static_cast<int>(r.error_no), r.all_cost_s, r.timestamp_s});
+  j["version"] = 0.2;
+  j["tvm_version"] = r.tvm_version;
+  if (!r.space_hash.empty()) j["space_hash"] = r.space_hash;
+  return encode_python_json(j);
+}
+
+Expected<std::pair<LineKind, Record>> decode_record_line(std::string_view line) {
+  const std::string_view t = trim(line);
+  if (t.empty() || t.front() == '#') return std::pair<LineKind, Record>{LineKind::kSkipped, Record{}};
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(t);
+  } catch (const nlohmann::json::parse_error& e) {
+    return bad(fmt::format("not JSON ({})", e.what()));
+  }
+  if (!j.is_object()) return bad("a record must be a JSON object");
+  if (j.contains("v") || j.contains("i")) return std::pair<LineKind, Record>{LineKind::kLegacy, Record{}};
+  try {
+    if (!j.contains("input") || !j.contains("config") || !j.contains("result")) {
+      return bad("missing \"input\", \"config\" or \"result\"");
+    }
+    const auto& in = j["input"];
+    const auto& res = j["result"];
+    if (!in.is_array() || in.size() < 3 || !in[0].is_string() || !in[1].is_string()) {
+      return bad("\"input\" must be [target, task name, args, kwargs]");
+    }
+    if (!res.is_array() || res.size() != 4 || !res[0].is_array() || !res[1].is_number_integer()) {
+      return bad("\"result\" must be [costs, error_no, all_cost, timestamp]");
+    }
+    Record r;
+    r.target = in[0].get<std::string>();
+    r.task_name = in[1].get<std::string>();
+    r.args = in[2];
+    if (in.size() > 3) r.kwargs = in[3];
+    r.config = j["config"];
+    if (!r.config.is_object() || !r.config.contains("entity") || !r.config["entity"].is_array()) {
+      return bad("\"config\" must hold an \"entity\" list");
+    }
+    r.error_no = measure_error_from_int(res[1].get<int>());
+    if (r.error_no == MeasureErrorNo::kNoError) {
+      for (const auto& c : res[0]) {
+        if (!c.is_number()) return bad("a cost is not a number");
+        r.costs_s.push_back(c.get<double>());
+      }
+      if (r.costs_s.empty()) return bad("a successful record has no cost");
+    }
+    r.all_cost_s = res[2].is_number() ? res[2].get<double>() : 0.0;
+    r.timestamp_s = res[3].is_number() ? res[3].get<double>() : 0.0;
+    if (j.contains("version") && !(j["version"].is_number() && j["version"].get<double>() == 0.2)) {
+      return bad("unsupported record version " + j["version"].dump());
+    }
+    r.tvm_version = j.value("tvm_version", std::string());
+    r.space_hash = j.value("space_hash", std::string());
+    return std::pair<LineKind, Record>{LineKind::kRecord, std::move(r)};
+  } catch (const nlohmann::json::exception& e) {
+    return bad(e.what());
+  }
+}
+
+Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (path != "-") {
+    file.open(path);
+    if (!file) return Status(StatusCode::kIoError, "cannot open tuning log '" + path + "'");
+    in = &file;
+  }
+  std::vector<Record> out;
+  std::string line;
+  std::size_t line_no = 0;
+  while (std::getline(*in, line)) {
+    ++line_no;
+    auto d = decode_record_line(line);
+    if (!d) {
+      const std::string msg = fmt::format("{}:{}: {}", path, line_no, d.status().message());
+      if (options.strict) return Status(StatusCode::kParseError, msg);
+      log::warn(msg + " (line skipped)");
+      continue;
+    }
+    if (d->first == LineKind::kLegacy) {
+      if (!g_warned_v01.exchange(true)) log::warn("AutoTVM log version 0.1 is no longer supported.");
+      continue;
+    }
+    if (d->first == LineKind::kRecord) out.push_back(std::move(d->second));
+  }
+  return out;
+}
+
+Status check_resumable(std::span<const Record> records, const ConfigSpace& space, const std::string& source) {
+  const std::string mine = space.hash();
+  std::size_t foreign = 0;
+  std::string other;
+  for (const auto& r : records) {
+    if (!r.space_hash.empty() && r.space_hash != mine) {
+      ++foreign;
+      other = r.space_hash;
+    }
+  }
+  if (foreign == 0) return Status::ok();
+  return Status(StatusCode::kInvalidArgument,
+                fmt::format("{}: {} record(s) were written for another definition of the config space "
+                            "(space hash {}, this space {}); refusing to resume from them. Tune with the "
+                            "space they were made for, or start a new log.",
+                            source, foreign, other, mine));
+}
+
+std::vector<Trial> records_to_trials(std::span<const Record> records, const std::shared_ptr<const Task>& task) {
+  std::vector<Trial> out;
+  if (!task || !task->space) return out;
+  const std::string key = encode_python_json(nlohmann::ordered_json::array(
+      {task->name, nlohmann::ordered_json::parse(task->args.dump())}));
+  for (const auto& r : records) {
+    if (r.workload_key() != key) continue;
+    auto c = task->space->from_entity_json(nlohmann::json::parse(r.entity().dump()));
+    if (!c) continue;
+    Trial t;
+    t.config = std::move(*c);
+    t.result.error_no = r.error_no;
+    t.result.costs_s = r.costs_s;
+    t.result.all_cost_s = r.all_cost_s;
+    t.result.timestamp_s = r.timestamp_s;
+    if (t.result.ok()) {
+      const double mean = t.result.mean_cost_s();
+      t.score = mean > 0 ? (task->flop > 0 ? task->flop / mean : 1.0 / mean) : 0.0;
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Target parse_target(std::string_view text) {
+  Target t;
+  t.text = std::string(text);
+  std::vector<std::string> words;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    if (j > i) words.emplace_back(text.substr(i, j - i));
+    i = j;
+  }
+  if (words.empty()) return t;
+  t.kind = words[0];
+  std::vector<std::string> explicit_keys;
+  std::string device;
+  for (std::size_t w = 1; w < words.size(); ++w) {
+    const std::string& opt = words[w];
+    const auto eq = opt.find('=');
+    if (opt.rfind("-", 0) != 0 || eq == std::string::npos) continue;
+    const std::string name = opt.substr(1, eq - 1);
+    const std::string value = opt.substr(eq + 1);
+    if (name == "model") t.model = value;
+    else if (name == "device") device = value;
+    else if (name == "keys") {
+      std::size_t s = 0;
+      while (s <= value.size()) {
+        const auto c = std::min(value.find(',', s), value.size());
+        if (c > s) explicit_keys.push_back(value.substr(s, c - s));
+        s = c + 1;
+      }
+    }
+  }
+  auto add = [&](const std::string& k) {
+    if (!k.empty() && std::find(t.keys.begin(), t.keys.end(), k) == t.keys.end()) t.keys.push_back(k);
+  };
+  for (const auto& k : explicit_keys) add(k);
+  add(device);
+  if (t.kind == "llvm" || t.kind == "c") {
+    add("cpu");
+  } else if (t.kind == "cuda" || t.kind == "rocm" || t.kind == "opencl" || t.kind == "vulkan" || t.kind == "metal") {
+    add(t.kind);
+    add("gpu");
+  } else {
+    add(t.kind);
+  }
+  return t;
+}
+
+}  // namespace tunekit
