@@ -97,6 +97,8 @@ class BlisGemm final : public GemmCandidateBase {
 
   Status prepare_impl(const GemmParams&) override { return load(); }
 
+  long runtime_id() const override { return namespace_id_.load(std::memory_order_relaxed); }
+
   Status run_impl(const GemmParams& p) override {
     TUNEKIT_RETURN_IF_ERROR(load());
     ns_->sync_threads();
@@ -164,10 +166,12 @@ class BlisGemm final : public GemmCandidateBase {
       return unsupported(fmt::format("BLIS_ARCH_TYPE={} selected '{}'", arch_.id, active_arch_));
     }
     ns_->sync_threads();
+    namespace_id_.store(ns_->namespace_id(), std::memory_order_relaxed);
     return Status::ok();
   }
 
   const BlisArch& arch_;
+  std::atomic<long> namespace_id_{0};
   std::once_flag once_;
   Status loaded_;
   LibraryNamespace* ns_ = nullptr;

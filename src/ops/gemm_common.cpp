@@ -133,13 +133,17 @@ Status GemmCandidateBase::supports(const GemmParams& params) const {
 
 Status GemmCandidateBase::prepare(const GemmParams& params) {
   TUNEKIT_RETURN_IF_ERROR(supports(params));
-  (void)settle_threads();
-  return prepare_impl(params);
+  TUNEKIT_RETURN_IF_ERROR(prepare_impl(params));
+  // Idle workers of another runtime may still spin (5-8 ms after its last call): let them stop
+  // before this candidate is timed. Same runtime: its workers are this candidate's own.
+  if (last_runtime() != runtime_id()) (void)settle_threads();
+  return Status::ok();
 }
 
 Status GemmCandidateBase::run(const GemmParams& params) {
   TUNEKIT_RETURN_IF_ERROR(params.validate());
   TUNEKIT_RETURN_IF_ERROR(supports_impl(params));
+  note_runtime(runtime_id());
   return run_impl(params);
 }
 

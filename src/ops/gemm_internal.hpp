@@ -58,8 +58,9 @@ void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int6
 LibraryBinding describe_entry(const void* entry, std::string symbol, std::string detail);
 
 /// The skeleton every GEMM candidate shares: supports() validates the shape then asks
-/// supports_impl(); prepare() settles other thread pools then prepare_impl(); run() validates,
-/// re-checks support (so an unsupported problem is a status, never a crash) and calls run_impl().
+/// supports_impl(); prepare() runs prepare_impl() and then, when the last GEMM ran in another
+/// OpenMP runtime, settle_threads(); run() validates, re-checks support (so an unsupported
+/// problem is a status, never a crash), notes its runtime and calls run_impl().
 class GemmCandidateBase : public GemmCandidate {
  public:
   GemmCandidateBase(std::string name, std::string library)
@@ -74,6 +75,10 @@ class GemmCandidateBase : public GemmCandidate {
   virtual Status supports_impl(const GemmParams& params) const = 0;
   virtual Status prepare_impl(const GemmParams& params) { return Status::ok(); }
   virtual Status run_impl(const GemmParams& params) = 0;
+  /// The OpenMP runtime the candidate's threads come from: 0 for the main program's libgomp
+  /// (OpenBLAS Default, oneDNN, Eigen; libxsmm runs on the caller's thread), else the link-map
+  /// namespace of its library copy.
+  virtual long runtime_id() const { return 0; }
   /// kUnsupported "<name>: <reason>".
   Status unsupported(std::string_view reason) const;
 
@@ -87,6 +92,10 @@ class GemmCandidateBase : public GemmCandidate {
 void sync_main_threads() noexcept;
 /// Applies `threads` to Eigen (Eigen::setNbThreads); defined beside the Eigen candidate.
 void set_eigen_threads(int threads) noexcept;
+/// Records that a GEMM is about to run in OpenMP runtime `runtime` (see runtime_id()).
+void note_runtime(long runtime) noexcept;
+/// The runtime of the last GEMM run through a candidate; -1 before the first.
+long last_runtime() noexcept;
 
 /// A shared library loaded into its own link-map namespace (dlmopen(LM_ID_NEWLM)), with its own
 /// copies of libc and libgomp and an environment of its own (the process environment plus
@@ -133,7 +142,8 @@ void sync_all_namespaces() noexcept;
 
 /// Candidate factories (one file per library family).
 std::unique_ptr<GemmCandidate> make_openblas_default();
-/// OpenBLAS forced to `core` (OPENBLAS_CORETYPE) in its own namespace; `name` its solution name.
+/// OpenBLAS forced to `core` (an OPENBLAS_CORETYPE value, e.g. "SkylakeX") in its own namespace,
+/// named "openblas[core=<core in lower case>]".
 std::unique_ptr<GemmCandidate> make_openblas_core(std::string core);
 /// True when an OpenBLAS core candidate for `core` is a real choice here.
 bool openblas_core_offered(const std::string& core);

@@ -94,6 +94,8 @@ class OpenBlasGemm final : public GemmCandidateBase {
 
   Status prepare_impl(const GemmParams&) override { return load(); }
 
+  long runtime_id() const override { return namespace_id_.load(std::memory_order_relaxed); }
+
   Status run_impl(const GemmParams& p) override {
     TUNEKIT_RETURN_IF_ERROR(load());
     if (api_.ns != nullptr) {
@@ -162,6 +164,7 @@ class OpenBlasGemm final : public GemmCandidateBase {
       return unsupported(fmt::format("OPENBLAS_CORETYPE={} selected core '{}' instead", core_, got));
     }
     api_.ns->sync_threads();
+    namespace_id_.store(api_.ns->namespace_id(), std::memory_order_relaxed);
     return Status::ok();
   }
 
@@ -170,6 +173,7 @@ class OpenBlasGemm final : public GemmCandidateBase {
   std::once_flag load_once_;
   bool load_once_flag_done_ = false;
   Status loaded_;
+  std::atomic<long> namespace_id_{0};
 };
 
 // CPU features an OpenBLAS core's kernels need.

@@ -23,6 +23,7 @@ namespace tunekit::ops {
 namespace {
 
 std::atomic<int> g_threads{0};  // 0 until the first use applies the default
+std::atomic<long> g_last_runtime{-1};
 std::once_flag g_default_once;
 
 int usable_cores() { return std::max(1, hw::cpu().usable_cores); }
@@ -87,6 +88,14 @@ std::chrono::microseconds settle_threads(std::chrono::milliseconds max_wait) {
 }
 
 namespace detail {
+
+void note_runtime(long runtime) noexcept {
+  if (g_last_runtime.load(std::memory_order_relaxed) != runtime) {
+    g_last_runtime.store(runtime, std::memory_order_relaxed);
+  }
+}
+
+long last_runtime() noexcept { return g_last_runtime.load(std::memory_order_relaxed); }
 
 void sync_main_threads() noexcept {
   const int n = num_threads();

@@ -23,7 +23,8 @@ struct LibraryBinding {
 /// A GEMM candidate: Candidate<GemmParams> plus a description of the library it runs.
 /// supports() is cheap and shape-only: kUnsupported (with the reason) for dtypes, kinds or
 /// settings the library cannot do. prepare() loads/initialises the library (first-call costs,
-/// JIT, primitive creation) and settles other libraries' thread pools (settle_threads()).
+/// JIT, primitive creation) and, when the last GEMM ran in another OpenMP runtime, waits for
+/// that runtime's idle workers to stop spinning (settle_threads()).
 /// run() validates, then calls the library; kUnsupported when the library cannot be loaded
 /// here, kRuntimeError when it reports a failure. Thread-safe: run() may be called
 /// concurrently once prepare() has succeeded for the problem.

@@ -24,8 +24,9 @@ int num_threads() noexcept;
 /// of the last library spin for ~5-8 ms after each parallel region and slow the next library's
 /// threads by up to 35x on 2 cores; see docs/candidates.md), polling CPU time in 0.5 ms slices
 /// and stopping at the first slice with less than a quarter of a core busy, or after
-/// `max_wait`. Returns the time waited. Every candidate's prepare() calls it; a tuner may call
-/// it between candidates.
+/// `max_wait`. Returns the time waited. A candidate's prepare() calls it when the last GEMM ran
+/// in another OpenMP runtime (another library copy); a tuner may also call it between
+/// candidates.
 std::chrono::microseconds settle_threads(
     std::chrono::milliseconds max_wait = std::chrono::milliseconds(20));
 
