@@ -108,7 +108,9 @@ class LibraryNamespace {
   /// Loads `path` with environment entries `overrides` ("NAME=value", replacing same-named
   /// process entries) plus GOMP_SPINCOUNT=kNamespaceGompSpinCount unless the process sets
   /// GOMP_SPINCOUNT or OMP_WAIT_POLICY. The namespace's libc keeps this environment for good,
-  /// so libraries that read variables at their first call (BLIS) see it too.
+  /// so libraries that read variables at their first call (BLIS) see it too. A copy with the
+  /// same path and overrides is loaded once per process and shared (candidate lists come and
+  /// go; glibc has static TLS for only a few namespaces); `set_threads` of the first load wins.
   /// Errors: kUnsupported under AddressSanitizer or when dlmopen fails (message from dlerror,
   /// e.g. static TLS exhausted).
   static Expected<LibraryNamespace*> load(const std::string& path,
@@ -125,6 +127,7 @@ class LibraryNamespace {
 
  private:
   LibraryNamespace() = default;
+  std::string key_;  // path and overrides
   void* handle_ = nullptr;
   long namespace_id_ = 0;
   ThreadSetter set_threads_;

@@ -111,8 +111,14 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
                               "AddressSanitizer",
                               path));
   }
+  std::string key = path;
+  for (const std::string& o : overrides) key += "\n" + o;
   std::lock_guard lock(registry_mutex());
+  for (LibraryNamespace* loaded : registry()) {
+    if (loaded->key_ == key) return loaded;  // one copy per (library, settings) per process
+  }
   auto ns = std::unique_ptr<LibraryNamespace>(new LibraryNamespace());
+  ns->key_ = std::move(key);
   auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
   const bool user_spin = std::getenv("GOMP_SPINCOUNT") != nullptr ||
                          std::getenv("OMP_WAIT_POLICY") != nullptr;

@@ -398,6 +398,14 @@ TEST(CandidateLibraries, BlisCopiesRunTheirOwnArchitectureInTheirOwnNamespace) {
     EXPECT_NE(b->detail.find("BLIS 0.9"), std::string::npos) << b->detail;
   }
   EXPECT_EQ(namespaces.size(), archs.size());
+  // Another candidate list shares the copies (one per architecture per process).
+  auto other = make_gemm_candidates();
+  for (auto& c : other) {
+    if (c->library() != "blis") continue;
+    auto b = dynamic_cast<GemmCandidate&>(*c).binding();
+    ASSERT_TRUE(b) << b.status().to_string();
+    EXPECT_TRUE(namespaces.count(b->namespace_id)) << c->name();
+  }
 }
 
 TEST(CandidateLibraries, BlisArchsFollowTheEnvironment) {
