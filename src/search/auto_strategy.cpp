@@ -27,6 +27,9 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       else if (k == "max_depth") a.model.max_depth = v.get<int>();
       else if (k == "rounds") a.model.max_rounds = v.get<int>();
       else if (k == "eta") a.model.eta = v.get<double>();
+      else if (k == "bootstrap") a.bootstrap = v.get<bool>();
+      else if (k == "target") a.target = v.get<std::string>();
+      else if (k == "pool_all") a.pool_all = v.get<std::size_t>();
       else {
         return Status(StatusCode::kInvalidArgument,
                       fmt::format("auto: unknown setting '{}' (accepted: initial, pool_random, top_k, epsilon, "
@@ -35,6 +38,9 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
     }
   } catch (const nlohmann::json::exception& e) {
     return Status(StatusCode::kInvalidArgument, std::string("auto: bad setting: ") + e.what());
+  }
+  if (a.target != "log" && a.target != "inverse" && a.target != "rank") {
+    return Status(StatusCode::kInvalidArgument, "auto: target must be log, inverse or rank");
   }
   if (a.initial < 1 || a.refit_divisor < 1 || a.model.max_rounds < 1 || a.epsilon < 0 || a.epsilon > 1) {
     return Status(StatusCode::kInvalidArgument, "auto: need initial >= 1, refit_divisor >= 1, rounds >= 1, 0 <= epsilon <= 1");
@@ -54,6 +60,15 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   visited_.clear();
   feature_cache_.clear();
   fitted_at_ = 0;
+  fit_count_ = 0;
+  all_valid_.clear();
+  all_pred_.clear();
+  all_pred_fit_ = 0;
+  if (settings_.pool_all > 0 && valid_ && *valid_ <= settings_.pool_all) {
+    for (std::uint64_t i = 0; i < space.range_length(); ++i) {
+      if (space.is_valid(i)) all_valid_.push_back(space.index_to_knobs(i));
+    }
+  }
   return Status::ok();
 }
 
@@ -85,18 +100,39 @@ void AutoStrategy::refit() {
   if (best <= 0.0) return;
   std::vector<double> y(scores_.size());
   double worst = 0.0;
+  std::vector<std::size_t> order;
   for (std::size_t i = 0; i < scores_.size(); ++i) {
-    if (scores_[i] > 0.0) {
-      y[i] = std::log(scores_[i] / best);
-      worst = std::min(worst, y[i]);
-    }
+    if (scores_[i] > 0.0) order.push_back(i);
   }
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return scores_[a] < scores_[b]; });
+  for (std::size_t r = 0; r < order.size(); ++r) {
+    const std::size_t i = order[r];
+    if (settings_.target == "log") {
+      y[i] = std::log(scores_[i] / best);
+    } else if (settings_.target == "inverse") {
+      y[i] = scores_[i] / best;
+    } else {  // "rank": quantile of the observation among the successes, in (0, 1]
+      y[i] = static_cast<double>(r + 1) / static_cast<double>(order.size());
+    }
+    worst = std::min(worst, y[i]);
+  }
+  if (settings_.target != "log") worst = 0.0;
   for (std::size_t i = 0; i < scores_.size(); ++i) {
-    if (!(scores_[i] > 0.0)) y[i] = worst - settings_.failure_penalty;
+    if (!(scores_[i] > 0.0)) y[i] = settings_.target == "log" ? worst - settings_.failure_penalty : 0.0;
   }
   FeatureMatrix x;
   for (std::size_t i = 0; i < xs_.size(); ++i) x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
-  if (model_->fit(x, y)) fitted_at_ = xs_.size();
+  std::vector<double> weights;
+  if (settings_.bootstrap) {
+    // Bootstrap resample (as weights): each fit sees a different plausible data set, so the
+    // argmax of its predictions is a Thompson-style draw that keeps exploring.
+    weights.assign(xs_.size(), 0.0);
+    for (std::size_t i = 0; i < xs_.size(); ++i) weights[rng_.uniform(xs_.size())] += 1.0;
+  }
+  if (model_->fit(x, y, {}, weights)) {
+    fitted_at_ = xs_.size();
+    ++fit_count_;
+  }
 }
 
 std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
@@ -109,6 +145,41 @@ std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
       if (!c) break;
       visited_.insert(c->index());
       out.push_back(std::move(*c));
+    }
+    return out;
+  }
+  if (!all_valid_.empty()) {
+    // Whole-space pool: rank every unvisited valid configuration by the current model.
+    if (all_pred_fit_ != fit_count_ || all_pred_.size() != all_valid_.size()) {
+      FeatureMatrix x;
+      x.cols = space_->feature_length();
+      x.data.reserve(all_valid_.size() * x.cols);
+      for (const auto& k : all_valid_) {
+        const auto& f = features(space_->knobs_to_index(k), k);
+        x.data.insert(x.data.end(), f.begin(), f.end());
+        ++x.rows;
+      }
+      auto p = model_->predict(x);
+      all_pred_ = p ? std::move(*p) : std::vector<double>(all_valid_.size(), 0.0);
+      all_pred_fit_ = fit_count_;
+    }
+    while (out.size() < n && has_next()) {
+      std::optional<Config> pick;
+      if (rng_.bernoulli(settings_.epsilon)) {
+        pick = random_unvisited();
+      } else {
+        std::size_t best = all_valid_.size();
+        for (std::size_t i = 0; i < all_valid_.size(); ++i) {
+          if ((best == all_valid_.size() || all_pred_[i] > all_pred_[best]) &&
+              !visited_.count(space_->knobs_to_index(all_valid_[i]))) {
+            best = i;
+          }
+        }
+        if (best < all_valid_.size()) pick = space_->config_of(all_valid_[best]);
+      }
+      if (!pick) break;
+      visited_.insert(pick->index());
+      out.push_back(std::move(*pick));
     }
     return out;
   }

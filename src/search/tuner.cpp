@@ -44,7 +44,8 @@ void Tuner::load_history(std::span<const Trial> trials) {
   for (const auto& t : trials) {
     Trial copy = t;
     copy.score = score_of(t.result);
-    if (measured_.emplace(copy.config.index(), trials_.size()).second) {
+    const bool same_space = copy.config.space() == nullptr || copy.config.space() == task_->space.get();
+    if (same_space && measured_.emplace(copy.config.index(), trials_.size()).second) {
       if (copy.score > best_score_) {
         best_score_ = copy.score;
         best_index_ = trials_.size();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <mutex>
 #include <numeric>
 
@@ -93,9 +94,10 @@ void XGBoostCostModel::release() noexcept {
   best_rounds_ = 0;
 }
 
-Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin) {
+Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
+                             std::span<const double> weights) {
   if (x.rows == 0 || x.rows != y.size() || x.data.size() != x.rows * x.cols ||
-      (!base_margin.empty() && base_margin.size() != x.rows)) {
+      (!base_margin.empty() && base_margin.size() != x.rows) || (!weights.empty() && weights.size() != x.rows)) {
     return Status(StatusCode::kInvalidArgument,
                   fmt::format("cost model fit: {} rows, {} labels, {} margins", x.rows, y.size(), base_margin.size()));
   }
@@ -109,7 +111,7 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
   Rng rng(settings_.seed * 0x9E3779B97F4A7C15ULL + ++fit_count_);
   rng.shuffle(perm);
   std::vector<float> data(x.data.size());
-  std::vector<float> labels(x.rows), margins;
+  std::vector<float> labels(x.rows), margins, row_weights;
   std::vector<double> labels_d(x.rows);
   for (std::size_t r = 0; r < x.rows; ++r) {
     std::copy_n(x.data.begin() + static_cast<std::ptrdiff_t>(perm[r] * x.cols), x.cols,
@@ -117,11 +119,13 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
     labels[r] = static_cast<float>(y[perm[r]]);
     labels_d[r] = y[perm[r]];
     if (!base_margin.empty()) margins.push_back(static_cast<float>(base_margin[perm[r]]));
+    if (!weights.empty()) row_weights.push_back(static_cast<float>(weights[perm[r]]));
   }
   DMatrix d;
   TK_XGB(XGDMatrixCreateFromMat(data.data(), x.rows, x.cols, std::nanf(""), &d.h), "DMatrix");
   TK_XGB(XGDMatrixSetFloatInfo(d.h, "label", labels.data(), x.rows), "labels");
   if (!margins.empty()) TK_XGB(XGDMatrixSetFloatInfo(d.h, "base_margin", margins.data(), x.rows), "base margin");
+  if (!row_weights.empty()) TK_XGB(XGDMatrixSetFloatInfo(d.h, "weight", row_weights.data(), x.rows), "weights");
   const bool rank = settings_.loss != "reg";
   if (rank) {
     const unsigned group = static_cast<unsigned>(x.rows);
@@ -141,7 +145,7 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
       {"alpha", fmt::format("{}", settings_.alpha)},
       {"nthread", std::to_string(std::max(1, settings_.num_threads))},
       {"seed", std::to_string(settings_.seed % 2147483647ULL)},
-      {"tree_method", "exact"},
+      {"tree_method", std::getenv("TK_TM") ? std::getenv("TK_TM") : "exact"},
       {"verbosity", "0"},
   };
   for (const auto& [k, v] : params) {
@@ -161,7 +165,7 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
       release();
       return st;
     }
-    if (round % 2 != 0) continue;
+    if (round % 2 != 0 || settings_.early_stopping_rounds >= settings_.max_rounds) continue;
     bst_ulong len = 0;
     const float* out = nullptr;
     if (XGBoosterPredict(b, d.h, 0, 0, 0, &len, &out) != 0) {
@@ -178,6 +182,7 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
       break;
     }
   }
+  if (settings_.early_stopping_rounds >= settings_.max_rounds) best_round = settings_.max_rounds;
   best_rounds_ = std::max(1, best_round);
   cols_ = x.cols;
   return Status::ok();

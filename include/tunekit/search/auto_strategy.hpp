@@ -23,6 +23,9 @@ struct AutoSettings {
   std::size_t initial = 10;
   /// Random valid configurations added to the candidate pool at every step.
   std::size_t pool_random = 256;
+  /// When the space has at most this many valid configurations, the pool is all of them
+  /// (enumerated once; predictions recomputed only after a refit).
+  std::size_t pool_all = 0;
   /// The Hamming neighbourhoods of this many best configurations join the pool.
   std::size_t top_k = 4;
   /// Probability of measuring a random unvisited configuration instead of the model's pick.
@@ -32,6 +35,11 @@ struct AutoSettings {
   std::size_t refit_divisor = 32;
   /// Score given to a failed configuration: the worst observed log-performance minus this.
   double failure_penalty = 1.0;
+  /// Regression target: "log" (log(score / best)), "inverse" (score / best, AutoTVM's) or
+  /// "rank" (quantile rank among the successes).
+  std::string target = "log";
+  /// Fit each model on a bootstrap resample of the trials (Thompson-style exploration).
+  bool bootstrap = true;
   /// The cost model (reg loss, deeper trees, fewer rounds than AutoTVM's defaults).
   XGBoostSettings model{"reg", 6, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0};
 
@@ -77,6 +85,10 @@ class AutoStrategy : public SearchStrategy {
   std::unordered_set<std::uint64_t> visited_;
   std::unordered_map<std::uint64_t, std::vector<float>> feature_cache_;
   std::size_t fitted_at_ = 0;
+  std::size_t fit_count_ = 0;
+  std::vector<KnobVector> all_valid_;
+  std::vector<double> all_pred_;
+  std::size_t all_pred_fit_ = 0;
 };
 
 }  // namespace tunekit

@@ -33,9 +33,10 @@ class CostModel {
   virtual ~CostModel() = default;
   /// Trains from scratch on `x` (rows) and `y` (one score per row).
   /// `base_margin`, when not empty, is one prior prediction per row that the model adds to
-  /// (transfer learning). Errors: kInvalidArgument (shape mismatch), kInternal (library error).
-  virtual Status fit(const FeatureMatrix& x, std::span<const double> y,
-                     std::span<const double> base_margin = {}) = 0;
+  /// (transfer learning); `weights`, when not empty, one non-negative weight per row (e.g.
+  /// bootstrap counts). Errors: kInvalidArgument (shape mismatch), kInternal (library error).
+  virtual Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
+                     std::span<const double> weights = {}) = 0;
   /// Predicted scores of `x`, plus `base_margin` when given. Errors: kInvalidArgument before the
   /// first fit or for a width that differs from the training rows.
   virtual Expected<std::vector<double>> predict(const FeatureMatrix& x,
@@ -79,7 +80,8 @@ class XGBoostCostModel : public CostModel {
   XGBoostCostModel(const XGBoostCostModel&) = delete;
   XGBoostCostModel& operator=(const XGBoostCostModel&) = delete;
 
-  Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {}) override;
+  Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
+             std::span<const double> weights = {}) override;
   Expected<std::vector<double>> predict(const FeatureMatrix& x, std::span<const double> base_margin = {}) const override;
   bool fitted() const override { return booster_ != nullptr; }
   /// Rounds kept after early stopping (0 before the first fit).

@@ -74,8 +74,9 @@ class Tuner {
   /// Runs the tuning loop; returns why it stopped. Can be called again to continue.
   StopReason tune(const TuneOptions& options);
 
-  /// Feeds earlier measurements (resume / transfer learning) to the strategy and the
-  /// measurement cache; configurations must belong to this task's space.
+  /// Feeds earlier measurements to the strategy. Trials of this task's space also fill the
+  /// measurement cache and the best (resume); trials of other spaces (other workloads of the
+  /// template) only reach the strategy (transfer learning).
   void load_history(std::span<const Trial> trials);
 
   /// Asks the loop to stop after the current batch (callbacks receive a const Tuner&).

@@ -1,0 +1,192 @@
+// Replay tests: Kernel Tuner and T4 files load to the same data, the simulated runner answers and
+// charges recorded times, and the metrics (fraction of optimum, methodology) follow their definitions.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "tunekit/search/replay.hpp"
+
+namespace tunekit {
+namespace {
+
+const std::string kFixture = TUNEKIT_TEST_DATA_DIR "/autotvm/convolution_subset.json.gz";
+
+TEST(ReplayData, KernelTunerAndT4AgreeOnTheFixture) {
+  auto kt = ReplayData::load(kFixture);
+  auto t4 = ReplayData::load(TUNEKIT_TEST_DATA_DIR "/autotvm/convolution_subset_T4.json.gz");
+  ASSERT_TRUE(kt) << kt.status().to_string();
+  ASSERT_TRUE(t4) << t4.status().to_string();
+  EXPECT_EQ(kt->format(), "kernel_tuner");
+  EXPECT_EQ(t4->format(), "t4");
+  EXPECT_EQ(kt->entries().size(), 554u);
+  EXPECT_EQ(t4->entries().size(), 554u);
+  EXPECT_EQ(kt->valid_count(), 540u);
+  EXPECT_EQ(t4->valid_count(), 540u);
+  EXPECT_DOUBLE_EQ(kt->optimum_ms(), t4->optimum_ms());
+  EXPECT_NEAR(kt->optimum_ms(), 0.5536, 1e-4);
+  EXPECT_EQ(kt->parameter_names(), t4->parameter_names());
+  EXPECT_EQ(kt->space()->valid_count(), 554u);
+  double kt_total = 0, t4_total = 0;
+  // T4 keeps no runtimes for failed entries, so compare the successful ones.
+  for (const auto& e : kt->entries()) kt_total += e.ok() ? e.total_ms() : 0.0;
+  for (const auto& e : t4->entries()) t4_total += e.ok() ? e.total_ms() : 0.0;
+  EXPECT_NEAR(kt_total, t4_total, 1e-6 * kt_total);
+}
+
+TEST(ReplayData, BadInputsNameTheFile) {
+  auto missing = ReplayData::load("/nonexistent/cache.json.gz");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.status().code(), StatusCode::kIoError);
+  auto bad = ReplayData::from_json(nlohmann::ordered_json::parse(R"({"tune_params": {"a": [1]}, "cache": {"2": {"a": 2, "time": 1.0}}})"), "x.json");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().code(), StatusCode::kParseError);
+  EXPECT_NE(bad.status().message().find("x.json"), std::string::npos);
+  EXPECT_FALSE(ReplayData::from_json(nlohmann::ordered_json::parse(R"({"foo": 1})"), "y.json"));
+}
+
+TEST(SimulatedRunner, AnswersFromTheDataAndChargesRecordedTimes) {
+  auto data = std::make_shared<const ReplayData>(ReplayData::load(kFixture).value());
+  SimulatedRunner runner(data);
+  auto task = std::make_shared<Task>();
+  task->space = data->space();
+  std::vector<MeasureInput> inputs;
+  const ReplayEntry* ok = nullptr;
+  const ReplayEntry* failed = nullptr;
+  for (const auto& e : data->entries()) {
+    if (!ok && e.ok()) ok = &e;
+    if (!failed && !e.ok()) failed = &e;
+  }
+  ASSERT_TRUE(ok && failed);
+  inputs.push_back({task, data->space()->config_of(ok->knobs)});
+  inputs.push_back({task, data->space()->config_of(failed->knobs)});
+  auto results = runner.run(inputs, {});
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].ok());
+  EXPECT_DOUBLE_EQ(results[0].costs_s[0], ok->time_ms * 1e-3);
+  EXPECT_EQ(results[1].error_no, MeasureErrorNo::kRuntimeDevice);
+  EXPECT_TRUE(results[1].costs_s.empty());
+  EXPECT_NEAR(runner.clock_s(), (ok->total_ms() + failed->total_ms()) * 1e-3, 1e-9);
+  EXPECT_DOUBLE_EQ(results[1].timestamp_s, runner.clock_s());
+  // A configuration outside the data: an instantiation error that costs nothing.
+  KnobVector outside(data->parameter_names().size(), 0);
+  outside[4] = 0;  // read_only = 0 is not in the fixture
+  const double before = runner.clock_s();
+  auto r = runner.run(std::vector<MeasureInput>{{task, data->space()->config_of(outside)}}, {});
+  EXPECT_EQ(r[0].error_no, MeasureErrorNo::kInstantiationError);
+  EXPECT_EQ(runner.clock_s(), before);
+  EXPECT_EQ(runner.evaluations(), 2u);
+}
+
+ReplayData synthetic(std::vector<double> times_ms, double total_ms = 1000.0) {
+  nlohmann::ordered_json doc;
+  doc["tune_params_keys"] = {"x"};
+  nlohmann::ordered_json values = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < times_ms.size(); ++i) values.push_back(i);
+  doc["tune_params"]["x"] = values;
+  for (std::size_t i = 0; i < times_ms.size(); ++i) {
+    nlohmann::ordered_json e;
+    e["x"] = i;
+    if (times_ms[i] > 0) e["time"] = times_ms[i];
+    else e["time"] = "RuntimeFailedConfig";
+    e["compile_time"] = total_ms;
+    doc["cache"][std::to_string(i)] = e;
+  }
+  return ReplayData::from_json(doc, "synthetic").value();
+}
+
+TEST(Metrics, FractionOfOptimum) {
+  const ReplayData d = synthetic({1, 2, 4, 8});
+  ReplayTrace a{{1, 2, 3}, {8, 2, 1}, 0};
+  ReplayTrace b{{1, 2, 3}, {NAN, 4, 4}, 0};
+  std::vector<ReplayTrace> runs{a, b};
+  EXPECT_DOUBLE_EQ(fraction_of_optimum(d, runs, 1), (1.0 / 8 + 0.0) / 2);
+  EXPECT_DOUBLE_EQ(fraction_of_optimum(d, runs, 2), (0.5 + 0.25) / 2);
+  EXPECT_DOUBLE_EQ(fraction_of_optimum(d, runs, 3), (1.0 + 0.25) / 2);
+  EXPECT_DOUBLE_EQ(a.best_at_clock(2.5), 2.0);
+  EXPECT_TRUE(std::isnan(b.best_at_clock(1.0)));
+}
+
+TEST(Metrics, RandomBaselineAndBudget) {
+  // 100 valid configurations 1..100 ms and nothing else: median 50.5, optimum 1.
+  std::vector<double> t;
+  for (int i = 1; i <= 100; ++i) t.push_back(i);
+  const ReplayData d = synthetic(t);
+  // One draw: the middle of the distribution; many draws: the optimum.
+  EXPECT_DOUBLE_EQ(random_search_expected_ms(d, 1), 50.0);  // position round(101/2) = 50 from the worst
+  EXPECT_DOUBLE_EQ(random_search_expected_ms(d, 1000000), 1.0);
+  double prev = 1e9;
+  for (std::uint64_t m = 1; m < 200; ++m) {
+    const double v = random_search_expected_ms(d, m);
+    EXPECT_LE(v, prev);
+    prev = v;
+  }
+  const auto b = methodology_budget(d);
+  // t* = 1 + (50.5 - 1) * 0.05 = 3.475: 97 configurations are worse -> ceil(97 / 4) = 25.
+  EXPECT_NEAR(b.target_ms, 3.475, 1e-12);
+  EXPECT_EQ(b.fevals, 25u);
+  EXPECT_DOUBLE_EQ(b.median_total_s, 1.0);
+  EXPECT_DOUBLE_EQ(b.end_s, 25.0);
+  EXPECT_DOUBLE_EQ(b.start_s, 1.0);
+}
+
+TEST(Metrics, MethodologyScoreOfOracleAndWorstRuns) {
+  std::vector<double> t;
+  for (int i = 1; i <= 100; ++i) t.push_back(i);
+  const ReplayData d = synthetic(t);
+  ReplayTrace oracle, worst;
+  for (int i = 0; i < 40; ++i) {
+    oracle.clock_s.push_back(i + 1);
+    oracle.time_ms.push_back(i == 0 ? 1.0 : 50.0);
+    worst.clock_s.push_back(i + 1);
+    worst.time_ms.push_back(100.0 - i);
+  }
+  std::vector<ReplayTrace> o{oracle}, w{worst};
+  EXPECT_NEAR(methodology_score(d, o), 1.0, 1e-12);
+  EXPECT_LT(methodology_score(d, w), 0.0);
+}
+
+TEST(Simulate, RunsAreReproducibleAndIndependentOfThreads) {
+  auto data = std::make_shared<const ReplayData>(ReplayData::load(kFixture).value());
+  SimulationOptions so;
+  so.strategy = "random";
+  so.evaluations = 30;
+  so.runs = 4;
+  so.seed = 11;
+  so.threads = 1;
+  auto one = simulate_strategy(data, so);
+  so.threads = 3;
+  auto three = simulate_strategy(data, so);
+  ASSERT_TRUE(one && three);
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ((*one)[r].time_ms.size(), 30u);
+    for (std::size_t i = 0; i < 30; ++i) {
+      EXPECT_EQ((*one)[r].clock_s[i], (*three)[r].clock_s[i]);
+    }
+  }
+  so.strategy = "nope";
+  EXPECT_FALSE(simulate_strategy(data, so));
+}
+
+TEST(SharedData, Brute_forcedFilesMatchTheirReadme) {
+  const std::string dir = TUNEKIT_SHARED_DATA_DIR "/tuning-caches/";
+  if (!std::filesystem::exists(dir + "convolution_milo_A100.json.gz")) GTEST_SKIP() << "no shared data";
+  struct Want {
+    const char* file;
+    std::size_t entries, valid;
+    double best_ms;
+  };
+  for (const Want& w : {Want{"convolution_milo_A100.json.gz", 4362, 4201, 0.5536},
+                        Want{"convolution_milo_A100_T4.json.gz", 4362, 4201, 0.5536},
+                        Want{"dedispersion_milo_A100.json.gz", 11130, 11130, 68.12}}) {
+    auto d = ReplayData::load(dir + w.file);
+    ASSERT_TRUE(d) << d.status().to_string();
+    EXPECT_EQ(d->entries().size(), w.entries) << w.file;
+    EXPECT_EQ(d->valid_count(), w.valid) << w.file;
+    EXPECT_NEAR(d->optimum_ms(), w.best_ms, 0.01) << w.file;
+    EXPECT_EQ(d->space()->valid_count(), w.entries) << w.file;
+  }
+}
+
+}  // namespace
+}  // namespace tunekit
