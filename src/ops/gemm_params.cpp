@@ -168,6 +168,38 @@ std::string GemmParams::signature() const {
                      ldc);
 }
 
+std::string GemmParams::dynamic_signature(std::uint8_t mask) const {
+  // DynamicDim bits of the tunable layer: M=1, N=2, K=4, batch=8.
+  const bool dm = (mask & 1U) != 0, dn = (mask & 2U) != 0, dk = (mask & 4U) != 0;
+  const bool db = (mask & 8U) != 0 && kind == GemmKind::kStridedBatched;
+  const auto tok = [](bool dynamic, std::int64_t v) {
+    return dynamic ? std::string("*") : std::to_string(v);
+  };
+  const std::string dims = fmt::format("{}{}_{}_{}_{}", lower(transa), lower(transb), tok(dm, m),
+                                       tok(dn, n), tok(dk, k));
+  const std::string lds = fmt::format("_ld_{}_{}_{}", tok(a_is_n() ? dm : dk, lda),
+                                      tok(b_is_n() ? dk : dn, ldb), tok(dm, ldc));
+  if (kind == GemmKind::kStridedBatched) return dims + "_B_" + tok(db, batch) + lds;
+  return dims + lds;
+}
+
+std::string GemmParams::blas_signature() const {
+  const bool batched = kind == GemmKind::kStridedBatched;
+  const char* in_type = dtype == DType::kDouble ? "f64_r" : dtype == DType::kBFloat16 ? "bf16_r"
+                                                                                      : "f32_r";
+  const char* out_type = dtype == DType::kDouble ? "f64_r" : "f32_r";
+  std::string s = fmt::format(
+      "- {{ function: matmul, M: {}, N: {}, K: {}, lda: {}, ldb: {}, ldc: {}, ldd: {}, "
+      "stride_a: {}, stride_b: {}, stride_c: {}, stride_d: {}, alpha: {:.4f}, beta: {:.4f}, "
+      "transA: {}, transB: {}, batch_count: {}, a_type: {}, b_type: {}, c_type: {}, d_type: {}, ",
+      m, n, k, lda, ldb, ldc, ldc, batched ? stride_a : 0, batched ? stride_b : 0,
+      batched ? stride_c : 0, batched ? stride_c : 0, alpha, beta, upper(transa), upper(transb),
+      batched ? batch : 1, in_type, in_type, out_type, out_type);
+  if (kind == GemmKind::kGemmAndBias) s += fmt::format("bias_type: {}, ", out_type);
+  s += fmt::format("compute_type: {} }}", out_type);
+  return s;
+}
+
 GemmKey GemmParams::key() const noexcept {
   GemmKey key;
   key.kind = kind;

@@ -1,9 +1,14 @@
-// `tunekit tune-file` (offline tuning of TunableOp untuned/results files) and `tunekit gemm`
-// (tune or look up one problem); both print winner, time, GFLOP/s, Default and the runner-up.
+// `tunekit tune-file` (offline tuning of TunableOp untuned/results files, alone, over MPI ranks
+// or local processes, optionally bucketed) and `tunekit gemm` (tune or look up one problem).
 #include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -11,95 +16,37 @@
 #include "tuning_setup.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/stats.hpp"
+#include "tunekit/core/log.hpp"
+#include "tunekit/distributed/offline.hpp"
+#include "tunekit/distributed/transport.hpp"
+#include "tunekit/distributed/worker.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
 
 namespace tunekit::cli {
 namespace {
 
-struct RowData {
-  std::string op;
-  std::string params;
-  std::string note;  // "cached", "tuned", or the failure
-  const TuneReport* report = nullptr;
-  std::optional<ResultEntry> stored;
-  double flops = 0;
-};
-
-Table make_table() {
-  return Table({"problem", "winner", "ms", "GFLOP/s", "Default ms", "speed-up", "runner-up", "note"},
-               {false, false, true, true, true, true, false, false});
-}
-
-void add_row(Table& table, const RowData& r, std::vector<double>& speedups) {
-  const std::string problem = r.op + "," + r.params;
-  if (r.report != nullptr && r.report->winner) {
-    const TuneReport& rep = *r.report;
-    const CandidateReport* w = rep.winner_report();
-    const CandidateReport* d = rep.default_report();
-    const CandidateReport* ru = rep.runner_up();
-    const double speedup = rep.speedup_over_default();
-    if (std::isfinite(speedup) && speedup > 0) speedups.push_back(speedup);
-    table.add_row({problem, w->name, format_number(rep.winner_time_ms),
-                   format_number(gflops(r.flops, rep.winner_time_ms)),
-                   d && d->measured() ? format_number(d->stats.mean_ms) : "-",
-                   std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "-",
-                   ru ? fmt::format("{} ({})", ru->name, format_number(ru->stats.mean_ms)) : "-",
-                   r.note});
-    return;
-  }
-  if (r.stored) {
-    table.add_row({problem, r.stored->solution, format_number(r.stored->time_ms),
-                   format_number(gflops(r.flops, r.stored->time_ms)), "-", "-", "-", r.note});
-    return;
-  }
-  table.add_row({problem, "-", "-", "-", "-", "-", "-", r.note});
-}
-
-/// Tunes one problem unless it is already in the results; fills `row`.
-void tune_one(GemmTunableOp& op, const std::string& op_sig, const std::string& params_sig,
-              const ops::GemmParams& shape, std::vector<TuneReport>& reports, RowData& row) {
-  row.op = op_sig;
-  row.params = params_sig;
-  row.flops = shape.flops();
-  TuningContext& ctx = tuning_context();
-  const std::string canonical = shape.signature();
-  if (auto stored = ctx.results_manager().lookup(shape.op_signature(), canonical)) {
-    row.stored = stored;
-    row.note = "already tuned";
-    return;
-  }
-  auto ws = ops::GemmWorkspace::create(shape, 1, /*random_fill=*/true, /*seed=*/1);
-  if (!ws) {
-    row.note = ws.status().to_string();
-    return;
-  }
-  reports.push_back(op.tune((*ws)->bind(0)));
-  const TuneReport& rep = reports.back();
-  if (!rep.status.is_ok() || !rep.winner) {
-    row.note = rep.status.to_string();
-    reports.pop_back();
-    return;
-  }
-  row.note = rep.persisted ? "tuned" : "tuned (not saved)";
-  row.report = &rep;
-}
-
-void print_footer(const std::vector<double>& speedups, double wall_s, std::size_t tuned,
-                  std::size_t cached) {
-  std::printf("\n%zu tuned, %zu already tuned, wall time %.1f s", tuned, cached, wall_s);
-  if (!speedups.empty()) {
-    std::printf("; geometric-mean speed-up over Default %.3fx (%zu problems)",
-                geometric_mean(speedups), speedups.size());
-  }
-  std::printf("\nresults: %s\n", tuning_context().filename().c_str());
-}
+using distributed::ProblemOutcome;
+using distributed::ProblemRef;
+using distributed::WorkerReport;
 
 struct TuneFileArgs {
   std::vector<std::string> files;
   TuneFlags flags;
+  bool distributed = false;
+  int jobs = 0;
+  std::string buckets;
+  std::string bucket_dim = "n";
 };
 
-void run_tune_file(const TuneFileArgs& args) {
+/// The problem list of a tune-file run (built by the coordinating process only).
+struct Prepared {
+  std::vector<ProblemRef> problems;
+  std::vector<ops::SkippedProblem> skipped;
+  int duplicates = 0;
+  std::vector<ops::BucketEntry> bucket_entries;
+};
+
+Prepared prepare(const TuneFileArgs& args) {
   const ops::DType* override_ptr = nullptr;
   ops::DType dtype{};
   if (!args.flags.dtype.empty()) {
@@ -108,38 +55,289 @@ void run_tune_file(const TuneFileArgs& args) {
     dtype = *d;
     override_ptr = &dtype;
   }
+  auto files = distributed::expand_file_patterns(args.files);
+  if (!files) throw CommandFailure{kExitFailure, files.status().message()};
   ops::GemmProblemSet set;
-  for (const auto& f : args.files) {
+  for (const auto& f : *files) {
     Status s = ops::read_gemm_problems(f, set, override_ptr);
     if (!s.is_ok()) throw CommandFailure{kExitFailure, s.message()};
   }
   if (set.problems.empty() && set.skipped.empty()) {
-    throw CommandFailure{kExitFailure, "no GEMM problems in " + args.files.front()};
+    throw CommandFailure{kExitFailure, "no GEMM problems in " + files->front()};
   }
-  auto op = setup_tuning(args.flags);
-  std::vector<TuneReport> reports;
-  reports.reserve(set.problems.size());
-  std::vector<RowData> rows(set.problems.size());
-  const std::int64_t start = now_ns();
-  std::size_t tuned = 0, cached = 0;
-  for (std::size_t i = 0; i < set.problems.size(); ++i) {
-    const auto& p = set.problems[i];
-    progress(i, set.problems.size(), p.op_signature + "," + p.params_signature);
-    tune_one(*op, p.op_signature, p.params_signature, p.params, reports, rows[i]);
-    if (rows[i].report) ++tuned;
-    if (rows[i].stored) ++cached;
+  Prepared prep;
+  prep.skipped = std::move(set.skipped);
+  prep.duplicates = set.duplicates;
+  std::vector<ops::GemmProblem> problems = std::move(set.problems);
+  if (!args.buckets.empty()) {
+    auto buckets = ops::parse_buckets(args.buckets);
+    if (!buckets) throw CommandFailure{kExitFailure, buckets.status().message()};
+    auto dim = ops::parse_bucket_dim(args.bucket_dim);
+    if (!dim) throw CommandFailure{kExitFailure, dim.status().message()};
+    ops::BucketPlan plan = ops::plan_buckets(problems, *dim, *buckets);
+    problems = std::move(plan.representatives);
+    prep.bucket_entries = std::move(plan.entries);
+    for (auto& s : plan.skipped) prep.skipped.push_back(std::move(s));
   }
-  progress_done();
-  Table table = make_table();
+  for (const auto& p : problems) prep.problems.push_back({p.op_signature, p.params_signature});
+  return prep;
+}
+
+Table make_table(bool with_rank) {
+  std::vector<std::string> header = {"problem",    "winner",   "ms",        "GFLOP/s",
+                                     "Default ms", "speed-up", "runner-up", "note"};
+  std::vector<bool> right = {false, false, true, true, true, true, false, false};
+  if (with_rank) {
+    header.push_back("rank");
+    right.push_back(true);
+  }
+  return Table(std::move(header), std::move(right));
+}
+
+double flops_of(const ProblemOutcome& o) {
+  if (o.flops > 0) return o.flops;
+  auto p = ops::GemmParams::from_signature(o.op_signature, o.params_signature);
+  return p ? p->flops() : 0.0;
+}
+
+/// Prints the table and the footer line; returns the speed-ups over Default.
+void print_outcomes(const std::vector<ProblemOutcome>& outcomes, bool with_rank, double wall_s) {
+  Table table = make_table(with_rank);
   std::vector<double> speedups;
-  for (const auto& r : rows) add_row(table, r, speedups);
-  std::fputs(table.render().c_str(), stdout);
-  if (!set.skipped.empty()) {
-    std::printf("\nskipped %zu problem(s):\n", set.skipped.size());
-    for (const auto& s : set.skipped) std::printf("  %s\n", s.reason.message().c_str());
+  std::size_t tuned = 0, cached = 0, failed = 0;
+  for (const ProblemOutcome& o : outcomes) {
+    std::vector<std::string> row;
+    const std::string problem = o.op_signature + "," + o.params_signature;
+    if (o.kind == ProblemOutcome::Kind::kFailed) {
+      ++failed;
+      row = {problem, "-", "-", "-", "-", "-", "-", o.note};
+    } else {
+      (o.kind == ProblemOutcome::Kind::kTuned ? tuned : cached) += 1;
+      const bool has_default = std::isfinite(o.default_ms) && o.default_ms > 0;
+      const double speedup = has_default && o.time_ms > 0 ? o.default_ms / o.time_ms : NAN;
+      if (std::isfinite(speedup)) speedups.push_back(speedup);
+      row = {problem,
+             o.winner,
+             format_number(o.time_ms),
+             format_number(gflops(flops_of(o), o.time_ms)),
+             has_default ? format_number(o.default_ms) : "-",
+             std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "-",
+             o.runner_up.empty() ? "-" : fmt::format("{} ({})", o.runner_up,
+                                                     format_number(o.runner_up_ms)),
+             o.note};
+    }
+    if (with_rank) row.push_back(std::to_string(o.rank));
+    table.add_row(std::move(row));
   }
-  if (set.duplicates > 0) std::printf("%d duplicate line(s) ignored\n", set.duplicates);
-  print_footer(speedups, elapsed_ms(start, now_ns()) / 1000.0, tuned, cached);
+  std::fputs(table.render().c_str(), stdout);
+  std::printf("\n%zu tuned, %zu already tuned", tuned, cached);
+  if (failed > 0) std::printf(", %zu not tuned", failed);
+  std::printf(", wall time %.1f s", wall_s);
+  if (!speedups.empty()) {
+    std::printf("; geometric-mean speed-up over Default %.3fx (%zu problems)",
+                geometric_mean(speedups), speedups.size());
+  }
+  std::printf("\n");
+}
+
+void print_skipped(const Prepared& prep) {
+  if (!prep.skipped.empty()) {
+    std::printf("\nskipped %zu problem(s):\n", prep.skipped.size());
+    for (const auto& s : prep.skipped) std::printf("  %s\n", s.reason.message().c_str());
+  }
+  if (prep.duplicates > 0) std::printf("%d duplicate line(s) ignored\n", prep.duplicates);
+}
+
+/// The bucket entries whose representative has a result (looked up with `find`).
+std::vector<ResultLine> bucket_lines(
+    const Prepared& prep,
+    const std::function<std::optional<ResultEntry>(const std::string&, const std::string&)>& find) {
+  std::vector<ResultLine> lines;
+  for (const ops::BucketEntry& e : prep.bucket_entries) {
+    if (auto r = find(e.op_signature, e.representative_signature)) {
+      lines.push_back({e.op_signature, e.bucket_params_signature, r->solution, r->time_ms, r->extra});
+    }
+  }
+  return lines;
+}
+
+void print_buckets(const std::vector<ResultLine>& lines, std::size_t planned,
+                   const std::string& where) {
+  if (planned == 0) return;
+  std::printf("\n%zu of %zu bucket entries written to %s:\n", lines.size(), planned,
+              where.c_str());
+  for (const ResultLine& l : lines) {
+    std::printf("  %s,%s -> %s\n", l.op_signature.c_str(), l.params_signature.c_str(),
+                l.solution.c_str());
+  }
+}
+
+std::vector<ProblemRef> share_of(const std::vector<ProblemRef>& problems, int ranks, int rank) {
+  std::vector<ProblemRef> share;
+  for (std::size_t i : distributed::round_robin_share(problems.size(), ranks, rank)) {
+    share.push_back(problems[i]);
+  }
+  return share;
+}
+
+/// One worker: set up (its own results file and thread count), tune its share, report. Setup
+/// failures become the report's status.
+WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ProblemRef>& problems,
+                        int rank, int ranks, int workers_on_host, bool show_progress) {
+  WorkerReport report;
+  report.rank = rank;
+  report.host = distributed::host_name();
+  const std::string base = results_base_name(args.flags);
+  try {
+    auto op = setup_worker_tuning(
+        args.flags, WorkerSetup{rank, workers_on_host, base, distributed::full_results_name(base, 0)});
+    report = distributed::tune_share(
+        *op, share_of(problems, ranks, rank), rank,
+        show_progress ? distributed::ProgressFn(&progress) : distributed::ProgressFn());
+    if (show_progress) progress_done();
+  } catch (const CommandFailure& f) {
+    report.status = Status(StatusCode::kRuntimeError, f.message);
+  } catch (const tunekit::Error& e) {
+    report.status = e.status();
+  } catch (const std::exception& e) {
+    report.status = Status(StatusCode::kRuntimeError, e.what());
+  }
+  return report;
+}
+
+/// Rank 0 / the parent: merge the reports, write the _full files, print everything.
+void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
+                     std::vector<WorkerReport> reports, int ranks, double wall_s) {
+  const std::string base = results_base_name(args.flags);
+  distributed::GatherSummary summary =
+      distributed::gather_reports(std::move(reports), prep.problems, ranks);
+  std::map<std::pair<std::string, std::string>, ResultEntry> merged;
+  for (const ResultLine& r : summary.results) {
+    merged.emplace(std::pair{r.op_signature, r.params_signature},
+                   ResultEntry{r.solution, r.time_ms, r.extra});
+  }
+  const std::vector<ResultLine> buckets =
+      bucket_lines(prep, [&merged](const std::string& op, const std::string& params) {
+        auto it = merged.find({op, params});
+        return it == merged.end() ? std::nullopt : std::optional<ResultEntry>(it->second);
+      });
+  for (const ResultLine& b : buckets) summary.results.push_back(b);
+  print_outcomes(summary.outcomes, /*with_rank=*/true, wall_s);
+  print_skipped(prep);
+  std::vector<std::string> written;
+  const Status s = distributed::write_full_files(base, ranks, summary, &written);
+  print_buckets(buckets, prep.bucket_entries.size(), distributed::full_results_name(base, 0));
+  if (!summary.messages.empty()) {
+    std::printf("\n");
+    for (const std::string& m : summary.messages) std::printf("%s\n", m.c_str());
+  }
+  std::printf("\nper-rank results: %s ... %s\n", distributed::worker_results_name(base, 0).c_str(),
+              distributed::worker_results_name(base, ranks - 1).c_str());
+  if (!s.is_ok()) throw CommandFailure{kExitFailure, s.message()};
+  std::printf("gathered results (%zu, from %zu rank(s) with matching validators): %s",
+              summary.results.size(), summary.merged_ranks.size(), written.front().c_str());
+  if (written.size() > 1) std::printf(" and copies ... %s", written.back().c_str());
+  std::printf("\n");
+  if (!summary.failed_ranks.empty()) {
+    throw CommandFailure{kExitFailure, fmt::format("{} of {} rank(s) failed (see above); the others' "
+                                                   "results were written",
+                                                   summary.failed_ranks.size(), ranks)};
+  }
+}
+
+void run_single(const TuneFileArgs& args) {
+  const Prepared prep = prepare(args);
+  auto op = setup_tuning(args.flags);
+  const std::int64_t start = now_ns();
+  const WorkerReport report = distributed::tune_share(*op, prep.problems, 0, &progress);
+  progress_done();
+  print_outcomes(report.outcomes, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
+  print_skipped(prep);
+  TuningContext& ctx = tuning_context();
+  std::vector<ResultLine> written;
+  for (ResultLine& line : bucket_lines(prep, [&ctx](const std::string& o, const std::string& p) {
+         return ctx.results_manager().lookup(o, p);
+       })) {
+    auto added = ctx.add_result(line);
+    if (!added) log::warn(added.status().message());
+    written.push_back(std::move(line));
+  }
+  print_buckets(written, prep.bucket_entries.size(), ctx.filename());
+  std::printf("\nresults: %s\n", ctx.filename().c_str());
+}
+
+void run_local_jobs(const TuneFileArgs& args) {
+  const Prepared prep = prepare(args);
+  const int jobs = args.jobs;
+  const std::int64_t start = now_ns();
+  std::vector<WorkerReport> reports = distributed::run_local_jobs(jobs, [&](int job) {
+    return run_worker(args, prep.problems, job, jobs, jobs, /*show_progress=*/false);
+  });
+  const std::string base = results_base_name(args.flags);
+  for (WorkerReport& r : reports) {
+    if (!r.status.is_ok() && r.outcomes.empty()) {
+      distributed::recover_results(r, distributed::worker_results_name(base, r.rank),
+                                   share_of(prep.problems, jobs, r.rank));
+    }
+  }
+  finish_gathered(args, prep, std::move(reports), jobs, elapsed_ms(start, now_ns()) / 1000.0);
+}
+
+void run_distributed(const TuneFileArgs& args) {
+  auto transport = distributed::make_mpi_transport();
+  if (!transport) throw CommandFailure{kExitFailure, transport.status().message()};
+  distributed::Transport& t = **transport;
+  const std::int64_t start = now_ns();
+  Prepared prep;
+  std::string wire;
+  if (t.rank() == 0) {
+    try {
+      prep = prepare(args);
+      wire = "OK\n" + distributed::encode_problems(prep.problems);
+    } catch (const CommandFailure& f) {
+      wire = "ERROR\n" + f.message;
+    }
+  }
+  if (Status s = t.broadcast(wire); !s.is_ok()) throw CommandFailure{kExitFailure, s.message()};
+  if (wire.starts_with("ERROR\n")) {
+    // Rank 0 reports the reason; the other ranks end quietly.
+    if (t.rank() == 0) throw CommandFailure{kExitFailure, wire.substr(6)};
+    return;
+  }
+  auto problems = distributed::decode_problems(std::string_view(wire).substr(3));
+  if (!problems) throw CommandFailure{kExitFailure, problems.status().message()};
+  const WorkerReport mine = run_worker(args, *problems, t.rank(), t.size(), t.local_size(),
+                                       /*show_progress=*/t.rank() == 0);
+  if (!mine.status.is_ok()) {
+    std::fprintf(stderr, "tunekit: rank %d: %s\n", t.rank(), mine.status.message().c_str());
+  }
+  auto gathered = t.gather(distributed::encode(mine));
+  if (!gathered) throw CommandFailure{kExitFailure, gathered.status().message()};
+  // Only rank 0 decides the exit status: a rank ending non-zero makes mpirun abort the others,
+  // possibly before rank 0 has written the gathered files.
+  if (t.rank() != 0) return;
+  std::vector<WorkerReport> reports;
+  for (std::size_t i = 0; i < gathered->size(); ++i) {
+    auto r = distributed::decode_report((*gathered)[i]);
+    if (r) {
+      reports.push_back(std::move(*r));
+    } else {
+      WorkerReport broken;
+      broken.rank = static_cast<int>(i);
+      broken.status = r.status();
+      reports.push_back(std::move(broken));
+    }
+  }
+  finish_gathered(args, prep, std::move(reports), t.size(), elapsed_ms(start, now_ns()) / 1000.0);
+}
+
+void run_tune_file(const TuneFileArgs& args) {
+  if (args.distributed && args.jobs > 0) {
+    throw CommandFailure{kExitFailure, "--distributed and --jobs cannot be combined"};
+  }
+  if (args.distributed) return run_distributed(args);
+  if (args.jobs > 1) return run_local_jobs(args);
+  run_single(args);
 }
 
 struct GemmArgs {
@@ -182,14 +380,12 @@ void run_gemm(const GemmArgs& a) {
     if (!check) throw CommandFailure{kExitFailure, check.status().message()};
   }
   auto op = setup_tuning(a.flags);
-  std::vector<TuneReport> reports;
-  RowData row;
-  tune_one(*op, p.op_signature(), p.signature(), p, reports, row);
-  Table table = make_table();
-  std::vector<double> speedups;
-  add_row(table, row, speedups);
-  std::fputs(table.render().c_str(), stdout);
-  if (!row.report && !row.stored) throw CommandFailure{kExitFailure, row.note};
+  const ProblemOutcome outcome =
+      distributed::tune_problem(*op, ProblemRef{p.op_signature(), p.signature()}, 0, nullptr);
+  print_outcomes({outcome}, /*with_rank=*/false, 0.0);
+  if (outcome.kind == ProblemOutcome::Kind::kFailed) {
+    throw CommandFailure{kExitFailure, outcome.note};
+  }
 }
 
 }  // namespace
@@ -201,11 +397,29 @@ void register_tune_commands(CLI::App& app) {
   CLI::App* tf = app.add_subcommand(
       "tune-file",
       "tune every GEMM problem of TunableOp untuned or results files and append the winners");
-  tf->add_option("files", args->files, "untuned or results CSV files")->required()
-      ->check(CLI::ExistingFile);
+  tf->add_option("files", args->files,
+                 "untuned or results CSV files (TunableOp's own too), or quoted patterns such as "
+                 "'tunekit_untuned?.csv'")
+      ->required();
   add_tune_flags(tf, args->flags);
   tf->add_option("--dtype", args->flags.dtype, "tune every problem in this dtype instead "
                                                 "(float, double, bf16)");
+  tf->add_flag("--distributed", args->distributed,
+               "split the problems round-robin over MPI ranks (run under mpirun -n N); rank r "
+               "writes <results>r.csv, rank 0 gathers them into <results>_full0.csv and one copy "
+               "per rank");
+  tf->add_option("--jobs", args->jobs,
+                 "the same split over N local processes, without MPI (each gets cores/N threads "
+                 "unless --threads)")
+      ->check(CLI::Range(1, 1024));
+  tf->add_option("--buckets", args->buckets,
+                 "tune representative sizes of a dynamic dimension and write one bucket entry "
+                 "per bucket: '1,16,128,512' (each size is its bucket's upper bound; the last "
+                 "bucket is open), 'LO-HI:REP' items, or 'pow2:1-4096' (docs/offline.md)");
+  tf->add_option("--bucket-dim", args->bucket_dim,
+                 "the dynamic dimension for --buckets, BLAS frame: m, n (default: the token count "
+                 "of torch.nn.Linear), k or batch")
+      ->check(CLI::IsMember({"m", "n", "k", "batch", "M", "N", "K"}));
   tf->callback([args] { run_tune_file(*args); });
 
   auto g = std::make_shared<GemmArgs>();

@@ -4,9 +4,12 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "commands.hpp"
+#include "tunekit/core/env.hpp"
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/ops/threading.hpp"
 
@@ -39,17 +42,30 @@ static bool matches_any(const std::string& name, const std::string& globs) {
   return false;
 }
 
-std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags) {
+namespace {
+
+std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* worker) {
   TuningContext& ctx = tuning_context();
   Status env = ctx.environment_status();
   if (!env.is_ok()) throw CommandFailure{kExitFailure, env.message()};
   if (flags.verbose >= 0) ctx.set_verbose(flags.verbose);
   if (flags.max_tuning_duration_ms >= 0) ctx.set_max_tuning_duration_ms(flags.max_tuning_duration_ms);
   if (flags.max_tuning_iterations >= 0) ctx.set_max_tuning_iterations(flags.max_tuning_iterations);
-  if (flags.threads > 0) ctx.set_threads(flags.threads);
+  if (flags.threads > 0) {
+    ctx.set_threads(flags.threads);
+  } else if (worker != nullptr && !env::get_string("TUNEKIT_THREADS")) {
+    // Workers on one host share its cores (never oversubscribed; a worker bound to a core by
+    // mpirun sees one usable core and keeps it).
+    ctx.set_threads(std::max(1, hw::cpu().usable_cores / std::max(1, worker->workers_on_host)));
+  }
   const int applied = ops::set_num_threads(ctx.threads());
   ctx.set_threads(applied);
-  if (!flags.results.empty()) ctx.set_filename(flags.results);
+  if (worker != nullptr) {
+    ctx.set_device_ordinal(worker->rank);
+    ctx.set_filename(worker->base_results, /*insert_device_ordinal=*/true);
+  } else if (!flags.results.empty()) {
+    ctx.set_filename(flags.results);
+  }
   ctx.enable(true);
   ctx.enable_tuning(true);
 
@@ -72,7 +88,25 @@ std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags) {
   if (!read.is_ok() && read.code() != StatusCode::kNotFound) {
     throw CommandFailure{kExitFailure, read.message()};
   }
+  if (worker != nullptr && !worker->also_read.empty()) {
+    Status also = ctx.read_file(worker->also_read);
+    if (!also.is_ok() && also.code() != StatusCode::kNotFound) log::warn(also.message());
+  }
   return op;
+}
+
+}  // namespace
+
+std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags) { return setup(flags, nullptr); }
+
+std::unique_ptr<GemmTunableOp> setup_worker_tuning(const TuneFlags& flags, const WorkerSetup& w) {
+  return setup(flags, &w);
+}
+
+std::string results_base_name(const TuneFlags& flags) {
+  if (auto env_name = env::get_string("TUNEKIT_FILENAME")) return *env_name;
+  if (!flags.results.empty()) return flags.results;
+  return std::string(kDefaultResultsFilename);
 }
 
 double gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : 0.0; }

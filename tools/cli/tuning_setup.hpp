@@ -32,6 +32,25 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& flags);
 /// reference). Throws CommandFailure with a one-line reason on bad input.
 std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags);
 
+/// How one worker of a distributed or multi-process tuning sets itself up.
+struct WorkerSetup {
+  int rank = 0;              ///< device ordinal: the worker's results file gets it inserted
+  int workers_on_host = 1;   ///< workers sharing this host's cores
+  std::string base_results;  ///< results file name before the ordinal is inserted
+  std::string also_read;     ///< a further results file to load (the gathered _full0), if any
+};
+
+/// setup_tuning() for a worker: its results file is insert_device_ordinal(base, rank); its
+/// thread count, unless --threads or TUNEKIT_THREADS says otherwise, is the cores in its
+/// affinity mask divided by the workers on the host, at least 1 (so workers never oversubscribe
+/// the host; mpirun's default binding to one core gives 1); `also_read` is loaded when it exists
+/// and matches this environment (else a warning). Throws CommandFailure as setup_tuning().
+std::unique_ptr<GemmTunableOp> setup_worker_tuning(const TuneFlags& flags, const WorkerSetup& w);
+
+/// The results file name before any ordinal: TUNEKIT_FILENAME, else --results, else
+/// "tunekit_results.csv".
+std::string results_base_name(const TuneFlags& flags);
+
 /// GFLOP/s of `flops` operations taking `ms` milliseconds.
 double gflops(double flops, double ms);
 

@@ -96,6 +96,15 @@ struct GemmParams {
   /// "tn_4096_16_4096_ld_4096_4096_4096"; batched: "nn_m_n_k_B_batch_ld_lda_ldb_ldc".
   /// Transposes are written lower case, as TunableOp does.
   std::string signature() const;
+  /// The signature with the dims of `mask` (tunekit::DynamicDim bits, BLAS frame) and the
+  /// leading dimensions that follow them replaced by '*': lda follows m when transa is 'n', else
+  /// k; ldb follows k when transb is 'n', else n; ldc follows m; the batch bit applies to
+  /// strided-batched problems. Mask 0 gives signature(). Example (m dynamic, nn):
+  /// "nn_*_64_32_ld_*_32_*". Source: PyTorch TunableOp V26 DynamicSignature().
+  std::string dynamic_signature(std::uint8_t mask) const;
+  /// The BLAS_PARAMS block written after a result or untuned line when TUNEKIT_BLAS_LOG is on:
+  /// "- { function: matmul, M: 64, N: 8, K: 96, lda: 96, ..., compute_type: f32_r }".
+  std::string blas_signature() const;
   /// The problem's identity (no allocation).
   Key key() const noexcept;
   /// 64-bit hash of a key (no allocation; stable within a build, not across versions).

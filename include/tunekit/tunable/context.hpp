@@ -37,6 +37,10 @@ inline constexpr std::string_view kDefaultUntunedFilename = "tunekit_untuned.csv
 /// Source: PyTorch TunableOp §7 (tunekit only looks at the base name for the '.').
 std::string insert_device_ordinal(std::string_view name, int device);
 
+/// insert_device_ordinal's rule with any text in place of the ordinal: ("tunekit_results.csv",
+/// "_full0") -> "tunekit_results_full0.csv".
+std::string insert_at_ordinal(std::string_view name, std::string_view text);
+
 /// Untuned-file rule: the ordinal always goes before the last '.' of the base name (no "%d"
 /// handling), else at the end: ("tunekit_untuned.csv", 0) -> "tunekit_untuned0.csv".
 std::string insert_device_ordinal_before_extension(std::string_view name, int device);

@@ -1,0 +1,90 @@
+// The offline-tuning worker. See include/tunekit/distributed/worker.hpp.
+#include "tunekit/distributed/worker.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+
+namespace tunekit::distributed {
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
+  return name;
+}
+
+ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int rank,
+                            ResultLine* result) {
+  ProblemOutcome out;
+  out.op_signature = problem.op_signature;
+  out.params_signature = problem.params_signature;
+  out.rank = rank;
+  auto shape = ops::GemmParams::from_signature(problem.op_signature, problem.params_signature);
+  if (!shape) {
+    out.note = shape.status().message();
+    return out;
+  }
+  out.flops = shape->flops();
+  ResultsManager& results = op.context().results_manager();
+  const std::string op_sig = shape->op_signature();
+  const std::string canonical = shape->signature();
+  const auto fill_result = [&] {
+    auto stored = results.lookup(op_sig, canonical);
+    if (stored && result != nullptr) {
+      *result = ResultLine{op_sig, canonical, stored->solution, stored->time_ms, stored->extra};
+    }
+    return stored;
+  };
+  if (auto stored = fill_result()) {
+    out.kind = ProblemOutcome::Kind::kCached;
+    out.winner = stored->solution;
+    out.time_ms = stored->time_ms;
+    out.note = "already tuned";
+    return out;
+  }
+  auto workspace = ops::GemmWorkspace::create(*shape, 1, /*random_fill=*/true, /*seed=*/1);
+  if (!workspace) {
+    out.note = workspace.status().to_string();
+    return out;
+  }
+  const TuneReport report = op.tune((*workspace)->bind(0));
+  if (!report.status.is_ok() || !report.winner) {
+    out.note = report.status.to_string();
+    return out;
+  }
+  out.kind = ProblemOutcome::Kind::kTuned;
+  out.winner = report.winner_report()->name;
+  out.time_ms = report.winner_time_ms;
+  if (const CandidateReport* d = report.default_report(); d != nullptr && d->measured()) {
+    out.default_ms = d->stats.mean_ms;
+  }
+  if (const CandidateReport* r = report.runner_up(); r != nullptr) {
+    out.runner_up = r->name;
+    out.runner_up_ms = r->stats.mean_ms;
+  }
+  out.note = report.persisted ? "tuned" : "tuned (not saved)";
+  (void)fill_result();
+  return out;
+}
+
+WorkerReport tune_share(GemmTunableOp& op, const std::vector<ProblemRef>& problems, int rank,
+                        const ProgressFn& progress) {
+  WorkerReport report;
+  report.rank = rank;
+  report.host = host_name();
+  report.threads = op.context().threads();
+  report.validators = op.context().get_validators();
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    const ProblemRef& p = problems[i];
+    if (progress) progress(i, problems.size(), p.op_signature + "," + p.params_signature);
+    ResultLine line;
+    ProblemOutcome o = tune_problem(op, p, rank, &line);
+    if (o.kind != ProblemOutcome::Kind::kFailed && !line.op_signature.empty()) {
+      report.results.push_back(std::move(line));
+    }
+    report.outcomes.push_back(std::move(o));
+  }
+  return report;
+}
+
+}  // namespace tunekit::distributed
