@@ -37,7 +37,7 @@ Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
   if (auto at = find_binary_byte(text)) {
     const auto line_no = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
     return Status(StatusCode::kParseError,
-                  fmt::format("{}:{}: binary content (byte 0x{:02x} at offset {}): not a TunableOp "
+                  fmt::format("{}:{}: binary content (control byte 0x{:02x} at offset {}): not a TunableOp "
                               "CSV file",
                               path, line_no, static_cast<unsigned char>(text[*at]), *at));
   }

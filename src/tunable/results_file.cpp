@@ -151,7 +151,8 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 std::optional<std::size_t> find_binary_byte(std::string_view text) noexcept {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+    if (c == '\r' && (i + 1 == text.size() || text[i + 1] == '\n')) continue;  // CRLF
+    if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f) return i;
   }
   return std::nullopt;
 }
@@ -235,7 +236,7 @@ Expected<ResultsFileContent> parse_results(std::string_view text, std::string_vi
     char byte[8];
     std::snprintf(byte, sizeof(byte), "0x%02x", static_cast<unsigned char>(text[*at]));
     return parse_error(file_name, line_no,
-                       std::string("binary content (byte ") + byte + " at offset " +
+                       std::string("binary content (control byte ") + byte + " at offset " +
                            std::to_string(*at) + "): not a TunableOp CSV file");
   }
   std::unordered_set<std::string> seen;

@@ -60,11 +60,11 @@ std::vector<std::string_view> split_fields(std::string_view line);
 /// error. An unterminated last line that does not parse (or is a result without its time) is a
 /// write that was cut short: it is dropped and listed in `warnings` naming its line.
 /// Errors: kParseError "<file>:<line>: could not parse line '...'" (or a bad time field, or
-/// "binary content": control bytes other than tab, CR and LF).
+/// "binary content": see find_binary_byte()).
 Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name);
 
 /// Offset of the first byte that cannot occur in a text CSV file (control characters other than
-/// tab, CR, LF; DEL), or nullopt.
+/// tab and LF, a CR not ending a line, DEL), or nullopt.
 std::optional<std::size_t> find_binary_byte(std::string_view text) noexcept;
 
 /// True when `line` (without its '\n') is a whole results-file line: a validator line, or a

@@ -209,7 +209,7 @@ TEST(BadFiles, BinaryAndHeaderlessFilesGiveOneMessageNamingFileAndLine) {
   auto binary = parse_results(std::string(kBinary, sizeof(kBinary) - 1), "b.csv");
   ASSERT_FALSE(binary.has_value());
   EXPECT_EQ(binary.status().code(), StatusCode::kParseError);
-  EXPECT_NE(binary.status().message().find("b.csv:2: binary content (byte 0x00"),
+  EXPECT_NE(binary.status().message().find("b.csv:2: binary content (control byte 0x00"),
             std::string::npos)
       << binary.status().message();
 
