@@ -5,9 +5,10 @@
 // q/k/v/o 4096x4096, gate/up 11008x4096, down 4096x11008) plus a 64^3 problem for libxsmm.
 // Operands rotate through copies spanning >= 256 MiB, so the weights are not served from the
 // last-level cache (48-192 MB usable here, machine-notes.md); all problems' copies stay
-// allocated (about 2.5 GiB) so that --benchmark_enable_random_interleaving=true can mix them. Each benchmark prepares its
-// candidate (library load, JIT, primitive creation, settle of other thread pools) untimed.
-// Run: build-*/bench/gemm_libraries [--benchmark_filter=...]; counters: GFLOP/s (wall clock).
+// allocated (about 2.5 GiB) so that --benchmark_enable_random_interleaving=true can mix them. Each
+// benchmark prepares its candidate (library load, JIT, primitive creation, settle of other thread
+// pools) untimed. Run: build-*/bench/gemm_libraries [--benchmark_filter=...]; counters: GFLOP/s
+// (wall clock).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -116,8 +117,7 @@ void register_all() {
       for (int threads : thread_counts) {
         for (std::size_t i = 0; i < candidates().size(); ++i) {
           const std::string name = shape.op_signature() + "/" + shape.signature() + "/" +
-                                   candidates()[i]->name() + "/threads:" +
-                                   std::to_string(threads);
+                                   candidates()[i]->name() + "/threads:" + std::to_string(threads);
           benchmark::RegisterBenchmark(name.c_str(), run_candidate, i, shape, threads)
               ->UseRealTime()
               ->MinTime(0.3)

@@ -32,8 +32,8 @@ using inc_t = std::int64_t;
 constexpr int kBlisNoTranspose = 0;
 using BliSgemm = void (*)(int, int, dim_t, dim_t, dim_t, const float*, const float*, inc_t, inc_t,
                           const float*, inc_t, inc_t, const float*, float*, inc_t, inc_t);
-using BliDgemm = void (*)(int, int, dim_t, dim_t, dim_t, const double*, const double*, inc_t,
-                          inc_t, const double*, inc_t, inc_t, const double*, double*, inc_t, inc_t);
+using BliDgemm = void (*)(int, int, dim_t, dim_t, dim_t, const double*, const double*, inc_t, inc_t,
+                          const double*, inc_t, inc_t, const double*, double*, inc_t, inc_t);
 
 /// A BLIS 0.9 sub-architecture: its arch_t value (the order of blis.h's `arch_t` enum, which
 /// BLIS_ARCH_TYPE must hold as a decimal integer: bli_env_get_var parses it with strtol) and
@@ -61,12 +61,12 @@ bool never() { return false; }
 // knl needs AVX512PF/ER and bulldozer FMA4 (both die with SIGILL on the project machine); knc
 // is not compiled in (BLIS aborts).
 constexpr BlisArch kBlisArchs[] = {
-    {"skx", 0, has_avx512_skx},          {"knl", 1, never},
-    {"haswell", 3, has_avx2_fma},        {"sandybridge", 4, has_avx},
-    {"penryn", 5, has_ssse3},            {"zen3", 6, has_avx2_fma},
-    {"zen2", 7, has_avx2_fma},           {"zen", 8, has_avx2_fma},
-    {"excavator", 9, has_fma_avx},       {"steamroller", 10, has_fma_avx},
-    {"piledriver", 11, has_fma_avx},     {"bulldozer", 12, never},
+    {"skx", 0, has_avx512_skx},      {"knl", 1, never},
+    {"haswell", 3, has_avx2_fma},    {"sandybridge", 4, has_avx},
+    {"penryn", 5, has_ssse3},        {"zen3", 6, has_avx2_fma},
+    {"zen2", 7, has_avx2_fma},       {"zen", 8, has_avx2_fma},
+    {"excavator", 9, has_fma_avx},   {"steamroller", 10, has_fma_avx},
+    {"piledriver", 11, has_fma_avx}, {"bulldozer", 12, never},
     {"generic", 25, always},
 };
 constexpr std::string_view kDefaultArchs[] = {"skx", "haswell"};
@@ -131,17 +131,17 @@ class BlisGemm final : public GemmCandidateBase {
 
   Status load_now() {
     if (!arch_.cpu_runs()) {
-      return unsupported(fmt::format("this CPU lacks the instructions of BLIS's {} kernels",
-                                     arch_.name));
+      return unsupported(
+          fmt::format("this CPU lacks the instructions of BLIS's {} kernels", arch_.name));
     }
-    auto ns = LibraryNamespace::load(TUNEKIT_BLIS_LIBRARY,
-                                     {fmt::format("BLIS_ARCH_TYPE={}", arch_.id)},
-                                     [](void* handle, int threads) {
-                                       if (auto* set = reinterpret_cast<void (*)(dim_t)>(
-                                               dlsym(handle, "bli_thread_set_num_threads"))) {
-                                         set(threads);
-                                       }
-                                     });
+    auto ns = LibraryNamespace::load(
+        TUNEKIT_BLIS_LIBRARY, {fmt::format("BLIS_ARCH_TYPE={}", arch_.id)},
+        [](void* handle, int threads) {
+          if (auto* set =
+                  reinterpret_cast<void (*)(dim_t)>(dlsym(handle, "bli_thread_set_num_threads"))) {
+            set(threads);
+          }
+        });
     if (!ns) return unsupported(ns.status().message());
     ns_ = *ns;
     auto version = reinterpret_cast<const char* (*)()>(ns_->symbol("bli_info_get_version_str"));
@@ -156,8 +156,8 @@ class BlisGemm final : public GemmCandidateBase {
     version_ = version() != nullptr ? version() : "";
     // The arch_t numbering above is BLIS 0.9's; another version could abort on an id it lacks.
     if (!version_.starts_with("0.9")) {
-      return unsupported(fmt::format("BLIS {} is not 0.9.x, whose arch_t numbering tunekit uses",
-                                     version_));
+      return unsupported(
+          fmt::format("BLIS {} is not 0.9.x, whose arch_t numbering tunekit uses", version_));
     }
     init();  // reads BLIS_ARCH_TYPE from the namespace's environment
     const int active = query_id();
@@ -212,22 +212,25 @@ std::vector<std::string> blis_archs() {
   for (const std::string& name : wanted) {
     const detail::BlisArch* arch = detail::find_arch(name);
     if (arch == nullptr) {
-      log::warn(fmt::format("TUNEKIT_BLIS_ARCHS: '{}' is not a BLIS 0.9 x86_64 configuration; "
-                            "ignored",
-                            name));
+      log::warn(
+          fmt::format("TUNEKIT_BLIS_ARCHS: '{}' is not a BLIS 0.9 x86_64 configuration; "
+                      "ignored",
+                      name));
       continue;
     }
     if (!arch->cpu_runs()) {
-      log::warn(fmt::format("TUNEKIT_BLIS_ARCHS: this CPU cannot run BLIS's '{}' kernels; "
-                            "ignored",
-                            name));
+      log::warn(
+          fmt::format("TUNEKIT_BLIS_ARCHS: this CPU cannot run BLIS's '{}' kernels; "
+                      "ignored",
+                      name));
       continue;
     }
     if (std::find(out.begin(), out.end(), name) != out.end()) continue;
     if (out.size() == detail::kMaxBlisCopies) {
-      log::warn(fmt::format("TUNEKIT_BLIS_ARCHS: at most {} BLIS copies (static TLS); '{}' "
-                            "ignored",
-                            detail::kMaxBlisCopies, name));
+      log::warn(
+          fmt::format("TUNEKIT_BLIS_ARCHS: at most {} BLIS copies (static TLS); '{}' "
+                      "ignored",
+                      detail::kMaxBlisCopies, name));
       continue;
     }
     out.push_back(name);

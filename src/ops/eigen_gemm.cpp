@@ -33,8 +33,9 @@ class EigenGemm final : public GemmCandidateBase {
  protected:
   Status supports_impl(const GemmParams& p) const override {
     if (!eigen_cpu_ok()) {
-      return unsupported("Eigen kernels are compiled for x86-64-v4 (AVX-512), which this CPU "
-                         "lacks");
+      return unsupported(
+          "Eigen kernels are compiled for x86-64-v4 (AVX-512), which this CPU "
+          "lacks");
     }
     // Eigen 3.4 has Eigen::bfloat16 but no bf16 GEMM kernel: a bfloat16 product runs its
     // generic scalar path (4.6 GFLOP/s at 256^3 with AVX-512, docs/candidates.md).

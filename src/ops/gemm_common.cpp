@@ -50,9 +50,7 @@ Status run_as_gemm_calls(const GemmParams& p, bool native_bf16,
   const bool stage = p.dtype == DType::kBFloat16 && !native_bf16;
   for (std::int64_t i = 0; i < batches; ++i) {
     GemmCall call;
-    call.real = p.dtype == DType::kDouble ? DType::kDouble
-                : stage                   ? DType::kFloat
-                                          : p.dtype;
+    call.real = p.dtype == DType::kDouble ? DType::kDouble : stage ? DType::kFloat : p.dtype;
     call.transa = p.a_is_n() ? 'n' : 't';
     call.transb = p.b_is_n() ? 'n' : 't';
     call.m = p.m;
@@ -60,10 +58,10 @@ Status run_as_gemm_calls(const GemmParams& p, bool native_bf16,
     call.k = p.k;
     call.alpha = p.alpha;
     call.beta = p.beta;
-    call.a = static_cast<const unsigned char*>(p.a) +
-             static_cast<std::size_t>(i * p.stride_a) * in_elem;
-    call.b = static_cast<const unsigned char*>(p.b) +
-             static_cast<std::size_t>(i * p.stride_b) * in_elem;
+    call.a =
+        static_cast<const unsigned char*>(p.a) + static_cast<std::size_t>(i * p.stride_a) * in_elem;
+    call.b =
+        static_cast<const unsigned char*>(p.b) + static_cast<std::size_t>(i * p.stride_b) * in_elem;
     call.c = static_cast<unsigned char*>(p.c) + static_cast<std::size_t>(i * p.stride_c) * out_elem;
     call.lda = p.lda;
     call.ldb = p.ldb;

@@ -16,8 +16,12 @@ namespace {
 
 constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
 
-char lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-char upper(char c) noexcept { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c; }
+char lower(char c) noexcept {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+char upper(char c) noexcept {
+  return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+}
 bool is_trans_char(char c) noexcept { return c == 'n' || c == 'N' || c == 't' || c == 'T'; }
 
 // a * b saturated at SIZE_MAX.
@@ -122,34 +126,41 @@ void to_bfloat16(const float* src, BFloat16* dst, std::size_t count) noexcept {
 
 std::string_view dtype_name(DType dtype) noexcept {
   switch (dtype) {
-    case DType::kFloat: return "float";
-    case DType::kDouble: return "double";
-    case DType::kBFloat16: return "BFloat16";
+    case DType::kFloat:
+      return "float";
+    case DType::kDouble:
+      return "double";
+    case DType::kBFloat16:
+      return "BFloat16";
   }
   return "unknown";
 }
 
 std::string_view kind_name(GemmKind kind) noexcept {
   switch (kind) {
-    case GemmKind::kGemm: return "Gemm";
-    case GemmKind::kStridedBatched: return "GemmStridedBatched";
-    case GemmKind::kGemmAndBias: return "GemmAndBias";
+    case GemmKind::kGemm:
+      return "Gemm";
+    case GemmKind::kStridedBatched:
+      return "GemmStridedBatched";
+    case GemmKind::kGemmAndBias:
+      return "GemmAndBias";
   }
   return "unknown";
 }
 
 std::size_t element_bytes(DType dtype) noexcept {
   switch (dtype) {
-    case DType::kFloat: return 4;
-    case DType::kDouble: return 8;
-    case DType::kBFloat16: return 2;
+    case DType::kFloat:
+      return 4;
+    case DType::kDouble:
+      return 8;
+    case DType::kBFloat16:
+      return 2;
   }
   return 0;
 }
 
-std::size_t output_element_bytes(DType dtype) noexcept {
-  return dtype == DType::kDouble ? 8 : 4;
-}
+std::size_t output_element_bytes(DType dtype) noexcept { return dtype == DType::kDouble ? 8 : 4; }
 
 // ---------------------------------------------------------------------------------------------
 // GemmParams
@@ -185,8 +196,9 @@ std::string GemmParams::dynamic_signature(std::uint8_t mask) const {
 
 std::string GemmParams::blas_signature() const {
   const bool batched = kind == GemmKind::kStridedBatched;
-  const char* in_type = dtype == DType::kDouble ? "f64_r" : dtype == DType::kBFloat16 ? "bf16_r"
-                                                                                      : "f32_r";
+  const char* in_type = dtype == DType::kDouble     ? "f64_r"
+                        : dtype == DType::kBFloat16 ? "bf16_r"
+                                                    : "f32_r";
   const char* out_type = dtype == DType::kDouble ? "f64_r" : "f32_r";
   std::string s = fmt::format(
       "- {{ function: matmul, M: {}, N: {}, K: {}, lda: {}, ldb: {}, ldc: {}, ldd: {}, "
@@ -252,8 +264,8 @@ Status GemmParams::validate_shape() const {
     return invalid(fmt::format("transb must be 'n' or 't', got '{}' ({})", transb,
                                static_cast<int>(static_cast<unsigned char>(transb))));
   }
-  for (const auto& [name, value] : {std::pair<const char*, std::int64_t>{"m", m}, {"n", n},
-                                    {"k", k}, {"batch", batch}}) {
+  for (const auto& [name, value] :
+       {std::pair<const char*, std::int64_t>{"m", m}, {"n", n}, {"k", k}, {"batch", batch}}) {
     if (value < 1 || value > kMaxDim) {
       return invalid(fmt::format("{} must be in [1, {}], got {}", name, kMaxDim, value));
     }
@@ -278,17 +290,18 @@ Status GemmParams::validate_shape() const {
     if (stride_a < 0) return invalid(fmt::format("stride_a must be >= 0, got {}", stride_a));
     if (stride_b < 0) return invalid(fmt::format("stride_b must be >= 0, got {}", stride_b));
     if (batch > 1 && stride_c < ldc * n) {
-      return invalid(fmt::format(
-          "stride_c ({}) must be >= ldc*n ({}) so that the {} outputs do not overlap", stride_c,
-          ldc * n, batch));
+      return invalid(
+          fmt::format("stride_c ({}) must be >= ldc*n ({}) so that the {} outputs do not overlap",
+                      stride_c, ldc * n, batch));
     }
   }
   if (!std::isfinite(alpha)) return invalid(fmt::format("alpha must be finite, got {}", alpha));
   if (!std::isfinite(beta)) return invalid(fmt::format("beta must be finite, got {}", beta));
   if (kind == GemmKind::kGemmAndBias && beta != 0.0) {
-    return invalid(fmt::format("beta must be 0 for GemmAndBias (the bias epilogue replaces C), "
-                               "got {}",
-                               beta));
+    return invalid(
+        fmt::format("beta must be 0 for GemmAndBias (the bias epilogue replaces C), "
+                    "got {}",
+                    beta));
   }
   constexpr std::size_t kMaxBytes = std::size_t{1} << 62;
   if (a_bytes() > kMaxBytes || b_bytes() > kMaxBytes || c_bytes() > kMaxBytes) {
@@ -310,14 +323,14 @@ Status GemmParams::validate() const {
 
 std::size_t GemmParams::a_bytes() const noexcept {
   return operand_bytes_rule(element_bytes(dtype), lda, a_is_n() ? k : m,
-                            mul_sat(to_size(m), to_size(k)),
-                            kind == GemmKind::kStridedBatched, stride_a, batch);
+                            mul_sat(to_size(m), to_size(k)), kind == GemmKind::kStridedBatched,
+                            stride_a, batch);
 }
 
 std::size_t GemmParams::b_bytes() const noexcept {
   return operand_bytes_rule(element_bytes(dtype), ldb, b_is_n() ? n : k,
-                            mul_sat(to_size(k), to_size(n)),
-                            kind == GemmKind::kStridedBatched, stride_b, batch);
+                            mul_sat(to_size(k), to_size(n)), kind == GemmKind::kStridedBatched,
+                            stride_b, batch);
 }
 
 std::size_t GemmParams::c_bytes() const noexcept {
@@ -397,8 +410,9 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
                   fmt::format("'{}': tf32 (float with TF32 tensor-core math) has no CPU "
                               "counterpart; tunekit tunes strict float only",
                               op_signature));
-  } else if (dtype == "Half" || dtype.starts_with("Float8_") || dtype.starts_with("c10::complex<") ||
-             dtype == "ComplexFloat" || dtype == "ComplexDouble") {
+  } else if (dtype == "Half" || dtype.starts_with("Float8_") ||
+             dtype.starts_with("c10::complex<") || dtype == "ComplexFloat" ||
+             dtype == "ComplexDouble") {
     return Status(StatusCode::kUnsupported,
                   fmt::format("'{}': dtype '{}' is not supported (tunekit runs float, double "
                               "and BFloat16 GEMMs)",
@@ -417,8 +431,7 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
     return parse_error(params_signature, "expected {ta}{tb}_{m}_{n}_{k}[_ld_{lda}_{ldb}_{ldc}]");
   }
   if (tok[0].size() != 2 || !is_trans_char(tok[0][0]) || !is_trans_char(tok[0][1])) {
-    return parse_error(params_signature,
-                       fmt::format("transposes '{}' must be two of n/t", tok[0]));
+    return parse_error(params_signature, fmt::format("transposes '{}' must be two of n/t", tok[0]));
   }
   p.transa = lower(tok[0][0]);
   p.transb = lower(tok[0][1]);
@@ -437,8 +450,9 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
   }
   if (p.kind == GemmKind::kStridedBatched) {
     if (i >= count || tok[i] != "B") {
-      return parse_error(params_signature, "expected '_B_{batch}' after {m}_{n}_{k} for "
-                                           "GemmStridedBatched");
+      return parse_error(params_signature,
+                         "expected '_B_{batch}' after {m}_{n}_{k} for "
+                         "GemmStridedBatched");
     }
     if (i + 1 >= count) return parse_error(params_signature, "missing batch after '_B_'");
     Expected<std::int64_t> v = parse_dim(tok[i + 1], "batch", params_signature);
@@ -455,8 +469,8 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
   p.ldc = p.m;
   if (i < count) {
     if (tok[i] != "ld") {
-      return parse_error(params_signature, fmt::format("unexpected token '{}' (expected 'ld')",
-                                                       tok[i]));
+      return parse_error(params_signature,
+                         fmt::format("unexpected token '{}' (expected 'ld')", tok[i]));
     }
     if (count - i != 4) {
       return parse_error(params_signature, "expected exactly three values after '_ld_'");
@@ -464,8 +478,8 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
     std::int64_t* const lds[] = {&p.lda, &p.ldb, &p.ldc};
     const char* const ld_names[] = {"lda", "ldb", "ldc"};
     for (int d = 0; d < 3; ++d) {
-      Expected<std::int64_t> v = parse_dim(tok[i + 1 + static_cast<std::size_t>(d)], ld_names[d],
-                                           params_signature);
+      Expected<std::int64_t> v =
+          parse_dim(tok[i + 1 + static_cast<std::size_t>(d)], ld_names[d], params_signature);
       if (!v) return v.status();
       *lds[d] = *v;
     }
@@ -498,8 +512,8 @@ Status compare_typed(const GemmParams& p, const T* ref, const T* got, double ato
       for (std::int64_t i = 0; i < p.m; ++i) {
         const double r = static_cast<double>(ref[base + i + j * p.ldc]);
         const double g = static_cast<double>(got[base + i + j * p.ldc]);
-        const bool ok = (std::isnan(r) && std::isnan(g)) ||
-                        std::fabs(g - r) <= atol + rtol * std::fabs(r);
+        const bool ok =
+            (std::isnan(r) && std::isnan(g)) || std::fabs(g - r) <= atol + rtol * std::fabs(r);
         if (!ok) {
           if (bad == 0) {
             first_b = b;
@@ -531,8 +545,8 @@ Status compare_gemm_output(const GemmParams& params, const void* reference, cons
     return compare_typed(params, static_cast<const double*>(reference),
                          static_cast<const double*>(got), atol, rtol);
   }
-  return compare_typed(params, static_cast<const float*>(reference),
-                       static_cast<const float*>(got), atol, rtol);
+  return compare_typed(params, static_cast<const float*>(reference), static_cast<const float*>(got),
+                       atol, rtol);
 }
 
 }  // namespace tunekit::ops

@@ -55,9 +55,9 @@ GemmWorkspace::Buffer GemmWorkspace::allocate(std::size_t bytes) {
 }
 
 Expected<std::unique_ptr<GemmWorkspace>> GemmWorkspace::create(const GemmParams& params,
-                                                              std::size_t copies,
-                                                              bool random_fill_operands,
-                                                              std::uint64_t seed) {
+                                                               std::size_t copies,
+                                                               bool random_fill_operands,
+                                                               std::uint64_t seed) {
   TUNEKIT_RETURN_IF_ERROR(params.validate_shape());
   if (copies == 0) return Status(StatusCode::kInvalidArgument, "workspace copies must be >= 1");
   if (!random_fill_operands) {

@@ -25,9 +25,10 @@ struct KernelKey {
 };
 struct KernelKeyHash {
   std::size_t operator()(const KernelKey& k) const noexcept {
-    std::uint64_t h = static_cast<std::uint64_t>(k.dtype) * 31 + static_cast<std::uint64_t>(k.transa);
-    for (std::int64_t v : {std::int64_t{k.transb}, std::int64_t{k.beta_one}, k.m, k.n, k.k, k.lda,
-                           k.ldb, k.ldc}) {
+    std::uint64_t h =
+        static_cast<std::uint64_t>(k.dtype) * 31 + static_cast<std::uint64_t>(k.transa);
+    for (std::int64_t v :
+         {std::int64_t{k.transb}, std::int64_t{k.beta_one}, k.m, k.n, k.k, k.lda, k.ldb, k.ldc}) {
       h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;
     }
     return static_cast<std::size_t>(h);
@@ -58,8 +59,8 @@ class LibxsmmGemm final : public GemmCandidateBase {
       return unsupported("libxsmm 1.17's bf16 kernels need VNNI-packed operands");
     }
     if (static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) > kMaxMnk) {
-      return unsupported(fmt::format("m*n*k = {}*{}*{} exceeds 128^3 (small problems only)", p.m,
-                                     p.n, p.k));
+      return unsupported(
+          fmt::format("m*n*k = {}*{}*{} exceeds 128^3 (small problems only)", p.m, p.n, p.k));
     }
     if (!p.a_is_n()) return unsupported("libxsmm 1.17 JIT kernels cannot transpose A");
     if (p.alpha != 1.0) return unsupported("libxsmm 1.17 JIT kernels need alpha == 1");
@@ -135,8 +136,8 @@ class LibxsmmGemm final : public GemmCandidateBase {
       kernels_.emplace(key, fn);
     }
     if (fn == nullptr) {
-      return unsupported(fmt::format("libxsmm has no kernel for {} {}", p.op_signature(),
-                                     p.signature()));
+      return unsupported(
+          fmt::format("libxsmm has no kernel for {} {}", p.op_signature(), p.signature()));
     }
     return fn;
   }

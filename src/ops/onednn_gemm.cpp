@@ -21,13 +21,20 @@ namespace {
 
 std::string dnnl_error(dnnl_status_t status) {
   switch (status) {
-    case dnnl_success: return "success";
-    case dnnl_out_of_memory: return "out of memory";
-    case dnnl_invalid_arguments: return "invalid arguments";
-    case dnnl_unimplemented: return "unimplemented";
-    case dnnl_iterator_ends: return "iterator ends";
-    case dnnl_runtime_error: return "runtime error";
-    case dnnl_not_required: return "not required";
+    case dnnl_success:
+      return "success";
+    case dnnl_out_of_memory:
+      return "out of memory";
+    case dnnl_invalid_arguments:
+      return "invalid arguments";
+    case dnnl_unimplemented:
+      return "unimplemented";
+    case dnnl_iterator_ends:
+      return "iterator ends";
+    case dnnl_runtime_error:
+      return "runtime error";
+    case dnnl_not_required:
+      return "not required";
   }
   return fmt::format("status {}", static_cast<int>(status));
 }
@@ -124,10 +131,10 @@ struct MatmulKey {
 struct MatmulKeyHash {
   std::size_t operator()(const MatmulKey& k) const noexcept {
     std::uint64_t h = GemmParams::hash(k.problem);
-    for (std::uint64_t v : {static_cast<std::uint64_t>(k.stride_a),
-                            static_cast<std::uint64_t>(k.stride_b),
-                            static_cast<std::uint64_t>(k.stride_c), k.alpha_bits, k.beta_bits,
-                            static_cast<std::uint64_t>(k.threads) * 2 + (k.packed ? 1 : 0)}) {
+    for (std::uint64_t v :
+         {static_cast<std::uint64_t>(k.stride_a), static_cast<std::uint64_t>(k.stride_b),
+          static_cast<std::uint64_t>(k.stride_c), k.alpha_bits, k.beta_bits,
+          static_cast<std::uint64_t>(k.threads) * 2 + (k.packed ? 1 : 0)}) {
       h = (h ^ v) * 0x100000001b3ULL + (h >> 29);
     }
     return static_cast<std::size_t>(h);
@@ -143,8 +150,8 @@ struct MatmulPrimitive {
   dnnl_memory_desc_t scratchpad_md{};
   std::size_t scratchpad_bytes = 0;
   std::size_t packed_weights_bytes = 0;
-  bool has_bias = false;        ///< bias fused as the matmul's own bias (alpha == 1)
-  bool bias_post_op = false;    ///< bias as binary-add post-op 0 (after the alpha scale)
+  bool has_bias = false;      ///< bias fused as the matmul's own bias (alpha == 1)
+  bool bias_post_op = false;  ///< bias as binary-add post-op 0 (after the alpha scale)
   std::string impl;
 
   MatmulPrimitive() = default;
@@ -332,7 +339,8 @@ class OnednnMatmul final : public GemmCandidateBase {
     dnnl_primitive_attr_t attr = nullptr;
     dnnl_post_ops_t post_ops = nullptr;
     s = dnnl_primitive_attr_create(&attr);
-    if (s == dnnl_success) s = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
+    if (s == dnnl_success)
+      s = dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user);
     if (s == dnnl_success && p.alpha != 1.0) {
       const float alpha = static_cast<float>(p.alpha);
       s = dnnl_primitive_attr_set_output_scales(attr, 1, 0, &alpha);
@@ -428,8 +436,7 @@ class OnednnSgemm final : public GemmCandidateBase {
       sync_main_threads();
       constexpr int kN = 32;
       std::vector<float> a(kN * kN, 0.5f), b(kN * kN, 0.5f), c(kN * kN, 0.0f);
-      (void)dnnl_sgemm('N', 'N', kN, kN, kN, 1.0f, a.data(), kN, b.data(), kN, 0.0f, c.data(),
-                       kN);
+      (void)dnnl_sgemm('N', 'N', kN, kN, kN, 1.0f, a.data(), kN, b.data(), kN, 0.0f, c.data(), kN);
     });
     return Status::ok();
   }
@@ -439,12 +446,13 @@ class OnednnSgemm final : public GemmCandidateBase {
     return run_as_gemm_calls(p, /*native_bf16=*/false, [](const GemmCall& c) {
       // dnnl_sgemm is row-major: the column-major C (m x n) is the row-major C^T (n x m), and
       // C^T = op(B)^T op(A)^T, so swap the operands and their transposes.
-      const dnnl_status_t s = dnnl_sgemm(
-          c.transb == 'n' ? 'N' : 'T', c.transa == 'n' ? 'N' : 'T', c.n, c.m, c.k,
-          static_cast<float>(c.alpha), static_cast<const float*>(c.b), c.ldb,
-          static_cast<const float*>(c.a), c.lda, static_cast<float>(c.beta),
-          static_cast<float*>(c.c), c.ldc);
-      if (s != dnnl_success) return Status(StatusCode::kRuntimeError, "dnnl_sgemm: " + dnnl_error(s));
+      const dnnl_status_t s =
+          dnnl_sgemm(c.transb == 'n' ? 'N' : 'T', c.transa == 'n' ? 'N' : 'T', c.n, c.m, c.k,
+                     static_cast<float>(c.alpha), static_cast<const float*>(c.b), c.ldb,
+                     static_cast<const float*>(c.a), c.lda, static_cast<float>(c.beta),
+                     static_cast<float*>(c.c), c.ldc);
+      if (s != dnnl_success)
+        return Status(StatusCode::kRuntimeError, "dnnl_sgemm: " + dnnl_error(s));
       return Status::ok();
     });
   }

@@ -27,9 +27,9 @@ using DgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint,
                          double, const double*, blasint, const double*, blasint, double, double*,
                          blasint);
 // cblas_sbgemm (OpenBLAS >= 0.3.10 builds with BUILD_BFLOAT16): bf16 A/B, float C.
-using SbgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint,
-                          blasint, float, const void*, blasint, const void*, blasint, float,
-                          float*, blasint);
+using SbgemmFn = void (*)(CBLAS_ORDER, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, blasint, blasint, blasint,
+                          float, const void*, blasint, const void*, blasint, float, float*,
+                          blasint);
 
 /// The OpenBLAS entry points one candidate calls.
 struct OpenBlasApi {
@@ -141,9 +141,10 @@ class OpenBlasGemm final : public GemmCandidateBase {
   Status load_namespaced() {
     const std::string path = linked_openblas_path();
     if (path.empty()) return unsupported("cannot find the file of the linked OpenBLAS");
-    auto ns = LibraryNamespace::load(
-        path, {"OPENBLAS_CORETYPE=" + core_}, [](void* handle, int threads) {
-          if (auto* set = reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"))) {
+    auto ns =
+        LibraryNamespace::load(path, {"OPENBLAS_CORETYPE=" + core_}, [](void* handle, int threads) {
+          if (auto* set =
+                  reinterpret_cast<void (*)(int)>(dlsym(handle, "openblas_set_num_threads"))) {
             set(threads);
           }
         });
@@ -155,13 +156,14 @@ class OpenBlasGemm final : public GemmCandidateBase {
     api_.get_config = reinterpret_cast<char* (*)()>(api_.ns->symbol("openblas_get_config"));
     auto corename = reinterpret_cast<char* (*)()>(api_.ns->symbol("openblas_get_corename"));
     if (api_.sgemm == nullptr || api_.dgemm == nullptr || corename == nullptr) {
-      return unsupported(fmt::format("{} lacks cblas_sgemm/cblas_dgemm/openblas_get_corename",
-                                     path));
+      return unsupported(
+          fmt::format("{} lacks cblas_sgemm/cblas_dgemm/openblas_get_corename", path));
     }
     // OpenBLAS ignores an OPENBLAS_CORETYPE it does not know; make sure the core took effect.
     const std::string got = lower(corename() != nullptr ? corename() : "");
     if (got != lower(core_)) {
-      return unsupported(fmt::format("OPENBLAS_CORETYPE={} selected core '{}' instead", core_, got));
+      return unsupported(
+          fmt::format("OPENBLAS_CORETYPE={} selected core '{}' instead", core_, got));
     }
     api_.ns->sync_threads();
     namespace_id_.store(api_.ns->namespace_id(), std::memory_order_relaxed);
@@ -203,8 +205,8 @@ bool openblas_core_offered(const std::string& core) {
   if (TUNEKIT_OPS_ASAN || !cpu_runs_core(core)) return false;
   const std::string linked = lower(openblas_core_name());
   // SkylakeX and Cooperlake share the float/double kernels in 0.3.21: no choice between them.
-  const bool linked_avx512 = linked == "skylakex" || linked == "cooperlake" ||
-                             linked == "sapphirerapids";
+  const bool linked_avx512 =
+      linked == "skylakex" || linked == "cooperlake" || linked == "sapphirerapids";
   if (lower(core) == "skylakex") return !linked_avx512;
   return linked != lower(core);
 }

@@ -120,8 +120,8 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
   auto ns = std::unique_ptr<LibraryNamespace>(new LibraryNamespace());
   ns->key_ = std::move(key);
   auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
-  const bool user_spin = std::getenv("GOMP_SPINCOUNT") != nullptr ||
-                         std::getenv("OMP_WAIT_POLICY") != nullptr;
+  const bool user_spin =
+      std::getenv("GOMP_SPINCOUNT") != nullptr || std::getenv("OMP_WAIT_POLICY") != nullptr;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     const std::string_view entry(*e);
     const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) {
@@ -130,7 +130,8 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
     if (!overridden) ns->env_strings_.emplace_back(entry);
   }
   for (const std::string& o : overrides) ns->env_strings_.push_back(o);
-  if (!user_spin) ns->env_strings_.push_back(fmt::format("GOMP_SPINCOUNT={}", kNamespaceGompSpinCount));
+  if (!user_spin)
+    ns->env_strings_.push_back(fmt::format("GOMP_SPINCOUNT={}", kNamespaceGompSpinCount));
   for (std::string& s : ns->env_strings_) ns->env_.push_back(s.data());
   ns->env_.push_back(nullptr);
 
@@ -163,9 +164,7 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
   return raw;
 }
 
-void* LibraryNamespace::symbol(const char* name) const noexcept {
-  return dlsym(handle_, name);
-}
+void* LibraryNamespace::symbol(const char* name) const noexcept { return dlsym(handle_, name); }
 
 void LibraryNamespace::sync_threads() noexcept {
   const int n = num_threads();

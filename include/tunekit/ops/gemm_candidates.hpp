@@ -14,10 +14,10 @@ namespace tunekit::ops {
 /// Where a candidate's computation runs: the entry point it calls and what the library reports
 /// about itself. Used by tests (each candidate runs its own library) and reports.
 struct LibraryBinding {
-  std::string symbol;       ///< entry point called for float problems, e.g. "bli_sgemm"
-  std::string file;         ///< object the entry point lives in (dladdr), e.g. ".../libblis.so.4"
-  long namespace_id = 0;    ///< link-map namespace of that object (0: the main program's)
-  std::string detail;       ///< library-reported configuration, e.g. "BLIS 0.9.0 arch=skx"
+  std::string symbol;     ///< entry point called for float problems, e.g. "bli_sgemm"
+  std::string file;       ///< object the entry point lives in (dladdr), e.g. ".../libblis.so.4"
+  long namespace_id = 0;  ///< link-map namespace of that object (0: the main program's)
+  std::string detail;     ///< library-reported configuration, e.g. "BLIS 0.9.0 arch=skx"
 };
 
 /// A GEMM candidate: Candidate<GemmParams> plus a description of the library it runs.

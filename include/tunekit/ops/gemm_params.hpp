@@ -91,7 +91,8 @@ struct GemmParams {
   /// True when op(B) is B (transb 'n' or 'N').
   bool b_is_n() const noexcept { return transb == 'n' || transb == 'N'; }
 
-  /// "GemmTunableOp_float_TN", "GemmStridedBatchedTunableOp_BFloat16_NN", "GemmAndBiasTunableOp_...".
+  /// "GemmTunableOp_float_TN", "GemmStridedBatchedTunableOp_BFloat16_NN",
+  /// "GemmAndBiasTunableOp_...".
   std::string op_signature() const;
   /// "tn_4096_16_4096_ld_4096_4096_4096"; batched: "nn_m_n_k_B_batch_ld_lda_ldb_ldc".
   /// Transposes are written lower case, as TunableOp does.
@@ -161,8 +162,8 @@ class GemmWorkspace {
   /// Errors: kInvalidArgument for invalid shapes, copies == 0, or missing operand pointers
   /// without random_fill; kRuntimeError when memory cannot be allocated.
   static Expected<std::unique_ptr<GemmWorkspace>> create(const GemmParams& params,
-                                                        std::size_t copies, bool random_fill,
-                                                        std::uint64_t seed = 1);
+                                                         std::size_t copies, bool random_fill,
+                                                         std::uint64_t seed = 1);
   /// Number of operand sets.
   std::size_t copies() const noexcept { return copies_; }
   /// Params whose a/b/c/bias point into copy i (i < copies()); other fields as given.

@@ -1,11 +1,13 @@
 // Tests of the GEMM candidates: every candidate against a double-precision reference and
 // against Default on fresh random inputs (dtypes, transposes, batches, bias, alpha/beta, edge
 // shapes, padded leading dimensions), unsupported cases, and that each runs its own library.
+#include "tunekit/ops/gemm_candidates.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -15,7 +17,6 @@
 #include <vector>
 
 #include "tunekit/core/hardware.hpp"
-#include "tunekit/ops/gemm_candidates.hpp"
 #include "tunekit/ops/threading.hpp"
 
 namespace tunekit::ops {
@@ -42,9 +43,12 @@ bool has_candidate(const std::string& name) {
 
 double read_in(const GemmParams& p, const void* base, std::int64_t index) {
   switch (p.dtype) {
-    case DType::kFloat: return static_cast<const float*>(base)[index];
-    case DType::kDouble: return static_cast<const double*>(base)[index];
-    case DType::kBFloat16: return to_float(static_cast<const BFloat16*>(base)[index]);
+    case DType::kFloat:
+      return static_cast<const float*>(base)[index];
+    case DType::kDouble:
+      return static_cast<const double*>(base)[index];
+    case DType::kBFloat16:
+      return to_float(static_cast<const BFloat16*>(base)[index]);
   }
   return 0;
 }
@@ -57,7 +61,8 @@ double read_out(const GemmParams& p, const void* base, std::int64_t index) {
 std::vector<double> reference(const GemmParams& p, const void* c_initial) {
   const std::int64_t batches = p.kind == GemmKind::kStridedBatched ? p.batch : 1;
   std::vector<double> out(p.c_bytes() / output_element_bytes(p.dtype));
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = read_out(p, c_initial, static_cast<std::int64_t>(i));
+  for (std::size_t i = 0; i < out.size(); ++i)
+    out[i] = read_out(p, c_initial, static_cast<std::int64_t>(i));
   for (std::int64_t b = 0; b < batches; ++b) {
     for (std::int64_t j = 0; j < p.n; ++j) {
       for (std::int64_t i = 0; i < p.m; ++i) {
@@ -68,7 +73,8 @@ std::vector<double> reference(const GemmParams& p, const void* c_initial) {
           sum += read_in(p, p.a, b * p.stride_a + ai) * read_in(p, p.b, b * p.stride_b + bi);
         }
         const std::int64_t ci = b * p.stride_c + i + j * p.ldc;
-        double value = p.alpha * sum + (p.beta != 0.0 ? p.beta * out[static_cast<std::size_t>(ci)] : 0.0);
+        double value =
+            p.alpha * sum + (p.beta != 0.0 ? p.beta * out[static_cast<std::size_t>(ci)] : 0.0);
         if (p.kind == GemmKind::kGemmAndBias) value += read_out(p, p.bias, i);
         out[static_cast<std::size_t>(ci)] = value;
       }
@@ -89,8 +95,8 @@ struct Shape {
   std::int64_t pad;  // added to every leading dimension
 };
 
-GemmParams make_params(DType dtype, GemmKind kind, char ta, char tb, const Shape& s,
-                       double alpha, double beta) {
+GemmParams make_params(DType dtype, GemmKind kind, char ta, char tb, const Shape& s, double alpha,
+                       double beta) {
   GemmParams p;
   p.kind = kind;
   p.dtype = dtype;
@@ -155,8 +161,8 @@ void check_all(const GemmParams& shape, std::uint64_t seed, std::map<std::string
 
 const std::vector<Shape>& edge_shapes() {
   static const std::vector<Shape> shapes = {
-      {1, 1, 1, 0},  {1, 7, 5, 0},  {7, 1, 5, 2},   {13, 17, 19, 0}, {33, 65, 31, 3},
-      {64, 64, 64, 0}, {100, 3, 257, 1}, {5, 40, 1, 4},
+      {1, 1, 1, 0},    {1, 7, 5, 0},    {7, 1, 5, 2},     {13, 17, 19, 0},
+      {33, 65, 31, 3}, {64, 64, 64, 0}, {100, 3, 257, 1}, {5, 40, 1, 4},
   };
   return shapes;
 }
@@ -183,7 +189,8 @@ TEST_F(CandidatesTest, DefaultComesFirstAndNamesAreUniqueAndCanonical) {
   // A second list has the same order.
   auto again = make_gemm_candidates();
   ASSERT_EQ(again.size(), candidates().size());
-  for (std::size_t i = 0; i < again.size(); ++i) EXPECT_EQ(again[i]->name(), candidates()[i]->name());
+  for (std::size_t i = 0; i < again.size(); ++i)
+    EXPECT_EQ(again[i]->name(), candidates()[i]->name());
 }
 
 TEST_F(CandidatesTest, FloatEveryTransposeAndEdgeShape) {
@@ -232,8 +239,8 @@ TEST_F(CandidatesTest, DoubleAndBFloat16) {
     }
   }
   EXPECT_GT(ran["Default"], 0);
-  EXPECT_GT(ran["eigen"], 0);           // double
-  EXPECT_GT(ran["onednn_matmul"], 0);   // bf16
+  EXPECT_GT(ran["eigen"], 0);          // double
+  EXPECT_GT(ran["onednn_matmul"], 0);  // bf16
   for (const std::string& arch : blis_archs()) EXPECT_GT(ran["blis[arch=" + arch + "]"], 0);
 }
 
@@ -253,8 +260,8 @@ TEST_F(CandidatesTest, StridedBatched) {
     }
   }
   // Broadcast A (stride 0), as an expanded weight in bmm.
-  GemmParams broadcast = make_params(DType::kFloat, GemmKind::kStridedBatched, 't', 'n',
-                                     {11, 6, 9, 0}, 1.0, 0.0);
+  GemmParams broadcast =
+      make_params(DType::kFloat, GemmKind::kStridedBatched, 't', 'n', {11, 6, 9, 0}, 1.0, 0.0);
   broadcast.stride_a = 0;
   check_all(broadcast, seed++, &ran);
   for (const auto& c : candidates()) EXPECT_GT(ran[c->name()], 0) << c->name();
@@ -268,8 +275,7 @@ TEST_F(CandidatesTest, GemmAndBias) {
       for (char ta : {'n', 't'}) {
         for (char tb : {'n', 't'}) {
           check_all(make_params(dtype, GemmKind::kGemmAndBias, ta, tb, s, 1.0, 0.0), seed++, &ran);
-          check_all(make_params(dtype, GemmKind::kGemmAndBias, ta, tb, s, -0.5, 0.0), seed++,
-                    &ran);
+          check_all(make_params(dtype, GemmKind::kGemmAndBias, ta, tb, s, -0.5, 0.0), seed++, &ran);
         }
       }
     }
@@ -423,7 +429,8 @@ TEST(CandidateLibraries, BlisArchsFollowTheEnvironment) {
   EXPECT_TRUE(archs.empty());
 #else
   std::vector<std::string> expected;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) expected.push_back("haswell");
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    expected.push_back("haswell");
   expected.push_back("generic");
   EXPECT_EQ(archs, expected);
 #endif

@@ -1,5 +1,7 @@
 // Tests of GemmParams: TunableOp signatures and their parser, keys, validation, byte sizes,
 // workspaces, output comparison and bf16 conversions.
+#include "tunekit/ops/gemm_params.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,8 +12,6 @@
 #include <string>
 #include <unordered_set>
 #include <vector>
-
-#include "tunekit/ops/gemm_params.hpp"
 
 namespace tunekit::ops {
 namespace {
@@ -53,7 +53,8 @@ TEST(GemmSignature, MatchesTunableOpFormats) {
 }
 
 TEST(GemmSignature, ParsesCurrentAndOldForms) {
-  auto p = GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096");
+  auto p =
+      GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096");
   ASSERT_TRUE(p) << p.status().to_string();
   EXPECT_EQ(p->kind, GemmKind::kGemm);
   EXPECT_EQ(p->dtype, DType::kFloat);
@@ -213,8 +214,8 @@ TEST(GemmSignature, GarbageIsAParseErrorWithAReason) {
 TEST(GemmKeyTest, EqualProblemsShareKeysAndHashes) {
   GemmParams a = make('t', 'n', 4096, 16, 4096);
   GemmParams b = a;
-  b.alpha = 2;     // not part of the key
-  b.a = &a;        // nor are pointers
+  b.alpha = 2;  // not part of the key
+  b.a = &a;     // nor are pointers
   EXPECT_EQ(a.key(), b.key());
   EXPECT_EQ(GemmParams::hash(a.key()), GemmParams::hash(b.key()));
 
@@ -524,8 +525,7 @@ TEST(CompareOutputTest, ReportsTheFirstMismatch) {
   dg[2] = 3;
   Status sd = compare_gemm_output(d, dr.data(), dg.data(), 1e-6, 0);
   EXPECT_NE(sd.message().find("batch 1"), std::string::npos) << sd.message();
-  EXPECT_EQ(compare_gemm_output(d, nullptr, dg.data(), 1, 1).code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(compare_gemm_output(d, nullptr, dg.data(), 1, 1).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // Tests of the runtime tracking behind the GEMM candidates: which OpenMP runtime ran last, and
 // that prepare() settles thread pools only when the runtime changes.
+#include "tunekit/ops/threading.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 
 #include "ops/gemm_internal.hpp"
-#include "tunekit/ops/threading.hpp"
 
 namespace tunekit::ops {
 namespace {
