@@ -120,14 +120,17 @@ GemmParams make_params(DType dtype, GemmKind kind, char ta, char tb, const Shape
 }
 
 // Runs every candidate that supports `shape` on fresh random inputs and checks it against the
-// double reference; Default is checked the same way, so agreement with it follows. Checks that C's
-// padding is untouched and that unsupported problems return kUnsupported from run() too.
+// double reference and against Default's output (compare_gemm_output with the problem's
+// default tolerance, as the tuner's numerical check does). Checks that C's padding is untouched
+// and that unsupported problems return kUnsupported from run() too.
 void check_all(const GemmParams& shape, std::uint64_t seed, std::map<std::string, int>* ran) {
   auto ws = GemmWorkspace::create(shape, 1, /*random_fill=*/true, seed);
   ASSERT_TRUE(ws) << ws.status().to_string();
   const GemmParams p = (*ws)->bind(0);
   const std::vector<double> expected = reference(p, (*ws)->initial_output());
   const double tol = tolerance(p);
+  std::vector<unsigned char> default_output;
+  const Tolerance check = p.default_tolerance();
   for (auto& c : candidates()) {
     SCOPED_TRACE(c->name() + " " + p.op_signature() + " " + p.signature() +
                  " alpha=" + std::to_string(p.alpha) + " beta=" + std::to_string(p.beta));
@@ -155,6 +158,14 @@ void check_all(const GemmParams& shape, std::uint64_t seed, std::map<std::string
       }
     }
     EXPECT_EQ(bad, 0);
+    if (default_output.empty()) {  // candidates()[0] is Default and supports everything
+      default_output.assign(static_cast<const unsigned char*>(p.c),
+                            static_cast<const unsigned char*>(p.c) + p.c_bytes());
+    } else {
+      const Status same =
+          compare_gemm_output(p, default_output.data(), p.c, check.atol, check.rtol);
+      EXPECT_TRUE(same) << same.to_string();
+    }
     if (ran) ++(*ran)[c->name()];
   }
 }
