@@ -15,8 +15,8 @@
 #include "table.hpp"
 #include "tuning_setup.hpp"
 #include "tunekit/core/clock.hpp"
-#include "tunekit/core/stats.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/core/stats.hpp"
 #include "tunekit/distributed/offline.hpp"
 #include "tunekit/distributed/transport.hpp"
 #include "tunekit/distributed/worker.hpp"
@@ -100,7 +100,7 @@ double flops_of(const ProblemOutcome& o) {
   return p ? p->flops() : 0.0;
 }
 
-/// Prints the table and the footer line; returns the speed-ups over Default.
+/// Prints the table and the footer line (counts, wall time, geometric-mean speed-up over Default).
 void print_outcomes(const std::vector<ProblemOutcome>& outcomes, bool with_rank, double wall_s) {
   Table table = make_table(with_rank);
   std::vector<double> speedups;
@@ -380,9 +380,10 @@ void run_gemm(const GemmArgs& a) {
     if (!check) throw CommandFailure{kExitFailure, check.status().message()};
   }
   auto op = setup_tuning(a.flags);
+  const std::int64_t start = now_ns();
   const ProblemOutcome outcome =
       distributed::tune_problem(*op, ProblemRef{p.op_signature(), p.signature()}, 0, nullptr);
-  print_outcomes({outcome}, /*with_rank=*/false, 0.0);
+  print_outcomes({outcome}, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
   if (outcome.kind == ProblemOutcome::Kind::kFailed) {
     throw CommandFailure{kExitFailure, outcome.note};
   }
