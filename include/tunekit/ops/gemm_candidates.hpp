@@ -22,11 +22,12 @@ struct LibraryBinding {
 
 /// A GEMM candidate: Candidate<GemmParams> plus a description of the library it runs.
 /// supports() is cheap and shape-only: kUnsupported (with the reason) for dtypes, kinds or
-/// settings the library cannot do. prepare() loads/initialises the library (first-call costs,
+/// settings the library cannot do, kInvalidArgument for an invalid problem. prepare() loads/initialises the library (first-call costs,
 /// JIT, primitive creation) and, when the last GEMM ran in another OpenMP runtime, waits for
 /// that runtime's idle workers to stop spinning (settle_threads()).
-/// run() validates, then calls the library; kUnsupported when the library cannot be loaded
-/// here, kRuntimeError when it reports a failure. Thread-safe: run() may be called
+/// run() validates (kInvalidArgument, e.g. null operands), then calls the library; kUnsupported
+/// when the problem or the library is not available here, kRuntimeError when it reports a
+/// failure. Thread-safe: run() may be called
 /// concurrently once prepare() has succeeded for the problem.
 class GemmCandidate : public Candidate<GemmParams> {
  public:
@@ -48,7 +49,8 @@ class GemmCandidate : public Candidate<GemmParams> {
 ///   "blis[arch=<a>]"           BLIS's typed API (bli_?gemm) with sub-architecture <a> forced, one
 ///                              library copy per namespace (skx, haswell by default; see
 ///                              blis_archs());
-///   "eigen"                    Eigen 3 products on mapped matrices (float, double);
+///   "eigen"                    Eigen 3 products on mapped matrices (float, double; kernels built
+///                              for x86-64-v4, unsupported on CPUs without AVX-512);
 ///   "onednn_matmul"            oneDNN's matmul primitive, cached per problem (float, bf16 on AMX);
 ///   "onednn_sgemm"             oneDNN's dnnl_sgemm (float);
 ///   "libxsmm"                  libxsmm JIT kernels for small problems (m*n*k <= 128^3).
