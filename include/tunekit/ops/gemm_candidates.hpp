@@ -22,13 +22,13 @@ struct LibraryBinding {
 
 /// A GEMM candidate: Candidate<GemmParams> plus a description of the library it runs.
 /// supports() is cheap and shape-only: kUnsupported (with the reason) for dtypes, kinds or
-/// settings the library cannot do, kInvalidArgument for an invalid problem. prepare() loads/initialises the library (first-call costs,
-/// JIT, primitive creation) and, when the last GEMM ran in another OpenMP runtime, waits for
-/// that runtime's idle workers to stop spinning (settle_threads()).
-/// run() validates (kInvalidArgument, e.g. null operands), then calls the library; kUnsupported
-/// when the problem or the library is not available here, kRuntimeError when it reports a
-/// failure. Thread-safe: run() may be called
-/// concurrently once prepare() has succeeded for the problem.
+/// settings the library cannot do, kInvalidArgument for an invalid problem. prepare()
+/// loads/initialises the library (first-call costs, JIT, primitive creation) and, when the last
+/// GEMM ran in another OpenMP runtime, waits for that runtime's idle workers to stop spinning
+/// (settle_threads()). run() validates (kInvalidArgument, e.g. null operands), then calls the
+/// library; kUnsupported when the problem or the library is not available here, kRuntimeError when
+/// it reports a failure. Thread-safe: run() may be called concurrently once prepare() has succeeded
+/// for the problem.
 class GemmCandidate : public Candidate<GemmParams> {
  public:
   /// The library entry point this candidate calls (loads the library when needed).
