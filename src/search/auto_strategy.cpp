@@ -18,32 +18,39 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
   try {
     for (const auto& [k, v] : s.items()) {
       if (k == "initial") a.initial = v.get<std::size_t>();
+      else if (k == "model") a.model = v.get<std::string>();
+      else if (k == "acquisition") a.acquisition = v.get<std::string>();
+      else if (k == "ts_trees") a.ts_trees = v.get<std::size_t>();
+      else if (k == "target") a.target = v.get<std::string>();
+      else if (k == "failure_penalty") a.failure_penalty = v.get<double>();
       else if (k == "pool_random") a.pool_random = v.get<std::size_t>();
       else if (k == "top_k") a.top_k = v.get<std::size_t>();
       else if (k == "epsilon") a.epsilon = v.get<double>();
       else if (k == "refit_every_until") a.refit_every_until = v.get<std::size_t>();
       else if (k == "refit_divisor") a.refit_divisor = v.get<std::size_t>();
-      else if (k == "failure_penalty") a.failure_penalty = v.get<double>();
-      else if (k == "max_depth") a.model.max_depth = v.get<int>();
-      else if (k == "rounds") a.model.max_rounds = v.get<int>();
-      else if (k == "eta") a.model.eta = v.get<double>();
-      else if (k == "bootstrap") a.bootstrap = v.get<bool>();
-      else if (k == "target") a.target = v.get<std::string>();
-      else if (k == "pool_all") a.pool_all = v.get<std::size_t>();
+      else if (k == "trees") a.forest.trees = v.get<std::size_t>();
+      else if (k == "max_depth") a.forest.max_depth = a.xgb.max_depth = v.get<int>();
+      else if (k == "feature_fraction") a.forest.feature_fraction = v.get<double>();
       else {
         return Status(StatusCode::kInvalidArgument,
-                      fmt::format("auto: unknown setting '{}' (accepted: initial, pool_random, top_k, epsilon, "
-                                  "refit_every_until, refit_divisor, failure_penalty, max_depth, rounds, eta)", k));
+                      fmt::format("auto: unknown setting '{}' (accepted: initial, model, acquisition, ts_trees, "
+                                  "target, failure_penalty, pool_random, top_k, epsilon, refit_every_until, "
+                                  "refit_divisor, trees, max_depth, feature_fraction)", k));
       }
     }
   } catch (const nlohmann::json::exception& e) {
     return Status(StatusCode::kInvalidArgument, std::string("auto: bad setting: ") + e.what());
   }
+  if (a.model != "forest" && a.model != "xgb") return Status(StatusCode::kInvalidArgument, "auto: model must be forest or xgb");
+  if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean") {
+    return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei or mean");
+  }
   if (a.target != "log" && a.target != "inverse" && a.target != "rank") {
     return Status(StatusCode::kInvalidArgument, "auto: target must be log, inverse or rank");
   }
-  if (a.initial < 1 || a.refit_divisor < 1 || a.model.max_rounds < 1 || a.epsilon < 0 || a.epsilon > 1) {
-    return Status(StatusCode::kInvalidArgument, "auto: need initial >= 1, refit_divisor >= 1, rounds >= 1, 0 <= epsilon <= 1");
+  if (a.initial < 1 || a.refit_divisor < 1 || a.forest.trees < 1 || a.ts_trees < 1 || a.epsilon < 0 || a.epsilon > 1) {
+    return Status(StatusCode::kInvalidArgument,
+                  "auto: need initial >= 1, refit_divisor >= 1, trees >= 1, ts_trees >= 1, 0 <= epsilon <= 1");
   }
   return a;
 }
@@ -52,23 +59,19 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   space_ = &space;
   rng_.reseed(seed);
   valid_ = countable_valid(space, 0, space.range_length() - 1);
-  XGBoostSettings ms = settings_.model;
-  ms.seed = seed;
-  model_ = std::make_unique<XGBoostCostModel>(ms);
+  ForestSettings fs = settings_.forest;
+  fs.seed = seed;
+  forest_ = std::make_unique<ForestModel>(fs);
+  XGBoostSettings xs = settings_.xgb;
+  xs.seed = seed;
+  xgb_ = std::make_unique<XGBoostCostModel>(xs);
   xs_.clear();
   scores_.clear();
   visited_.clear();
   feature_cache_.clear();
   fitted_at_ = 0;
-  fit_count_ = 0;
-  all_valid_.clear();
-  all_pred_.clear();
-  all_pred_fit_ = 0;
-  if (settings_.pool_all > 0 && valid_ && *valid_ <= settings_.pool_all) {
-    for (std::uint64_t i = 0; i < space.range_length(); ++i) {
-      if (space.is_valid(i)) all_valid_.push_back(space.index_to_knobs(i));
-    }
-  }
+  fitted_ = false;
+  best_y_ = 0.0;
   return Status::ok();
 }
 
@@ -98,92 +101,94 @@ void AutoStrategy::refit() {
   double best = 0.0;
   for (double s : scores_) best = std::max(best, s);
   if (best <= 0.0) return;
-  std::vector<double> y(scores_.size());
-  double worst = 0.0;
-  std::vector<std::size_t> order;
+  std::vector<double> y(scores_.size(), 0.0);
+  std::vector<std::size_t> ok;
   for (std::size_t i = 0; i < scores_.size(); ++i) {
-    if (scores_[i] > 0.0) order.push_back(i);
+    if (scores_[i] > 0.0) ok.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return scores_[a] < scores_[b]; });
-  for (std::size_t r = 0; r < order.size(); ++r) {
-    const std::size_t i = order[r];
-    if (settings_.target == "log") {
-      y[i] = std::log(scores_[i] / best);
-    } else if (settings_.target == "inverse") {
-      y[i] = scores_[i] / best;
-    } else {  // "rank": quantile of the observation among the successes, in (0, 1]
-      y[i] = static_cast<double>(r + 1) / static_cast<double>(order.size());
-    }
+  std::stable_sort(ok.begin(), ok.end(), [&](auto a, auto b) { return scores_[a] < scores_[b]; });
+  double worst = 0.0;
+  for (std::size_t r = 0; r < ok.size(); ++r) {
+    const std::size_t i = ok[r];
+    if (settings_.target == "log") y[i] = std::log(scores_[i] / best);
+    else if (settings_.target == "inverse") y[i] = scores_[i] / best;
+    else y[i] = static_cast<double>(r + 1) / static_cast<double>(ok.size());
     worst = std::min(worst, y[i]);
   }
-  if (settings_.target != "log") worst = 0.0;
   for (std::size_t i = 0; i < scores_.size(); ++i) {
     if (!(scores_[i] > 0.0)) y[i] = settings_.target == "log" ? worst - settings_.failure_penalty : 0.0;
   }
+  best_y_ = *std::max_element(y.begin(), y.end());
   FeatureMatrix x;
   for (std::size_t i = 0; i < xs_.size(); ++i) x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
-  std::vector<double> weights;
-  if (settings_.bootstrap) {
-    // Bootstrap resample (as weights): each fit sees a different plausible data set, so the
-    // argmax of its predictions is a Thompson-style draw that keeps exploring.
-    weights.assign(xs_.size(), 0.0);
-    for (std::size_t i = 0; i < xs_.size(); ++i) weights[rng_.uniform(xs_.size())] += 1.0;
+  Status st;
+  if (settings_.model == "forest") {
+    st = forest_->fit(x, y);
+  } else {
+    // Bootstrap resample as weights: each fit is a plausible model (Thompson-style).
+    std::vector<double> w(xs_.size(), 0.0);
+    for (std::size_t i = 0; i < xs_.size(); ++i) w[rng_.uniform(xs_.size())] += 1.0;
+    st = xgb_->fit(x, y, {}, w);
   }
-  if (model_->fit(x, y, {}, weights)) {
+  if (st) {
+    fitted_ = true;
     fitted_at_ = xs_.size();
-    ++fit_count_;
   }
 }
 
-std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
-  std::vector<Config> out;
-  // Start-up and epsilon-greedy picks: random unvisited configurations.
-  const bool warm = model_->fitted() && xs_.size() >= settings_.initial;
-  if (!warm) {
-    while (out.size() < n && has_next()) {
-      auto c = random_unvisited();
-      if (!c) break;
-      visited_.insert(c->index());
-      out.push_back(std::move(*c));
-    }
-    return out;
-  }
-  if (!all_valid_.empty()) {
-    // Whole-space pool: rank every unvisited valid configuration by the current model.
-    if (all_pred_fit_ != fit_count_ || all_pred_.size() != all_valid_.size()) {
-      FeatureMatrix x;
-      x.cols = space_->feature_length();
-      x.data.reserve(all_valid_.size() * x.cols);
-      for (const auto& k : all_valid_) {
-        const auto& f = features(space_->knobs_to_index(k), k);
-        x.data.insert(x.data.end(), f.begin(), f.end());
-        ++x.rows;
-      }
-      auto p = model_->predict(x);
-      all_pred_ = p ? std::move(*p) : std::vector<double>(all_valid_.size(), 0.0);
-      all_pred_fit_ = fit_count_;
-    }
-    while (out.size() < n && has_next()) {
-      std::optional<Config> pick;
-      if (rng_.bernoulli(settings_.epsilon)) {
-        pick = random_unvisited();
+std::vector<double> AutoStrategy::scores_of(const FeatureMatrix& x) {
+  std::vector<double> out;
+  if (settings_.model == "xgb") {
+    auto p = xgb_->predict(x);
+    if (p) out = std::move(*p);
+  } else if (settings_.acquisition == "ts") {
+    if (!forest_->predict_sample(x, settings_.ts_trees, rng_, out)) out.clear();
+  } else {
+    std::vector<double> mean, sd;
+    if (forest_->predict_spread(x, mean, sd)) {
+      if (settings_.acquisition == "mean") {
+        out = std::move(mean);
       } else {
-        std::size_t best = all_valid_.size();
-        for (std::size_t i = 0; i < all_valid_.size(); ++i) {
-          if ((best == all_valid_.size() || all_pred_[i] > all_pred_[best]) &&
-              !visited_.count(space_->knobs_to_index(all_valid_[i]))) {
-            best = i;
+        out.resize(mean.size());
+        for (std::size_t i = 0; i < mean.size(); ++i) {
+          const double d = mean[i] - best_y_;
+          if (sd[i] <= 1e-12) {
+            out[i] = std::max(d, 0.0);
+          } else {
+            const double z = d / sd[i];
+            const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
+            const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+            out[i] = d * cdf + sd[i] * pdf;
           }
         }
-        if (best < all_valid_.size()) pick = space_->config_of(all_valid_[best]);
       }
-      if (!pick) break;
-      visited_.insert(pick->index());
-      out.push_back(std::move(*pick));
     }
-    return out;
   }
-  // Candidate pool: neighbourhoods of the best configurations, plus random configurations.
+  if (out.size() != x.rows) out.assign(x.rows, 0.0);
+  return out;
+}
+
+std::optional<Config> AutoStrategy::pick(const std::vector<Config>& pool) {
+  if (pool.empty()) return std::nullopt;
+  FeatureMatrix x;
+  x.cols = space_->feature_length();
+  x.data.reserve(pool.size() * x.cols);
+  for (const auto& c : pool) {
+    const auto& f = features(c.index(), c.knobs());
+    x.data.insert(x.data.end(), f.begin(), f.end());
+    ++x.rows;
+  }
+  const std::vector<double> score = scores_of(x);
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < pool.size(); ++i) {
+    if (score[i] > score[best]) best = i;
+  }
+  return pool[best];
+}
+
+std::optional<Config> AutoStrategy::global_pick() {
+  if (rng_.bernoulli(settings_.epsilon)) return random_unvisited();
+  // Candidates: neighbourhoods of the best configurations, plus random configurations.
   std::vector<std::size_t> order(xs_.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return scores_[a] > scores_[b]; });
@@ -200,31 +205,19 @@ std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
     if (!c) break;
     if (!visited_.count(c->index()) && in_pool.insert(c->index()).second) pool.push_back(std::move(*c));
   }
-  std::vector<double> pred;
-  if (!pool.empty()) {
-    FeatureMatrix x;
-    for (const auto& c : pool) x.add_row(features(c.index(), c.knobs()));
-    auto p = model_->predict(x);
-    if (p) pred = std::move(*p);
-  }
-  std::vector<std::size_t> rank(pool.size());
-  std::iota(rank.begin(), rank.end(), 0);
-  if (pred.size() == pool.size()) {
-    std::stable_sort(rank.begin(), rank.end(), [&](auto a, auto b) { return pred[a] > pred[b]; });
-  }
-  std::size_t next = 0;
+  auto c = pick(pool);
+  return c ? c : random_unvisited();
+}
+
+std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
+  std::vector<Config> out;
+  const bool warm = fitted_ && xs_.size() >= settings_.initial;
   while (out.size() < n && has_next()) {
-    std::optional<Config> pick;
-    if (rng_.bernoulli(settings_.epsilon) || next >= rank.size()) {
-      pick = random_unvisited();
-    } else {
-      while (next < rank.size() && visited_.count(pool[rank[next]].index())) ++next;
-      if (next < rank.size()) pick = pool[rank[next++]];
-      else pick = random_unvisited();
-    }
-    if (!pick) break;
-    visited_.insert(pick->index());
-    out.push_back(std::move(*pick));
+    std::optional<Config> c;
+    c = warm ? global_pick() : random_unvisited();
+    if (!c) break;
+    visited_.insert(c->index());
+    out.push_back(std::move(*c));
   }
   return out;
 }
@@ -238,8 +231,9 @@ void AutoStrategy::update(std::span<const Trial> trials) {
   }
   const std::size_t n = xs_.size();
   if (n < settings_.initial) return;
-  const std::size_t interval = n <= settings_.refit_every_until ? 1 : std::max<std::size_t>(1, n / settings_.refit_divisor);
-  if (!model_->fitted() || n >= fitted_at_ + interval) refit();
+  const std::size_t interval =
+      n <= settings_.refit_every_until ? 1 : std::max<std::size_t>(1, n / settings_.refit_divisor);
+  if (!fitted_ || n >= fitted_at_ + interval) refit();
 }
 
 void AutoStrategy::load_history(std::span<const Trial> trials) { update(trials); }

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <mutex>
 #include <numeric>
 
@@ -145,7 +144,7 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
       {"alpha", fmt::format("{}", settings_.alpha)},
       {"nthread", std::to_string(std::max(1, settings_.num_threads))},
       {"seed", std::to_string(settings_.seed % 2147483647ULL)},
-      {"tree_method", std::getenv("TK_TM") ? std::getenv("TK_TM") : "exact"},
+      {"tree_method", settings_.tree_method},
       {"verbosity", "0"},
   };
   for (const auto& [k, v] : params) {

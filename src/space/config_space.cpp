@@ -150,14 +150,38 @@ Status ConfigSpace::add_knob(Knob knob, std::string_view what) {
   range_length_ *= n;
   feature_length_ += knob_feature_length(knob);
   knobs_.push_back(std::move(knob));
-  checks_at_.assign(knobs_.size(), {});
-  for (std::size_t c = 0; c < constraints_.size(); ++c) {
+  rebuild_checks();
+  return Status::ok();
+}
+
+void ConfigSpace::rebuild_checks() {
+  const std::size_t n = knobs_.size();
+  checks_at_.assign(n, {});
+  sample_order_.clear();
+  sample_checks_.assign(n, {});
+  std::vector<std::size_t> position(n, n);
+  auto place = [&](std::size_t k) {
+    if (position[k] == n) {
+      position[k] = sample_order_.size();
+      sample_order_.push_back(k);
+    }
+  };
+  for (const auto& c : constraints_) {
+    for (auto k : c.knobs) place(k);
+  }
+  for (std::size_t k = 0; k < n; ++k) place(k);
+  for (std::size_t c = 0; c < constraints_.size() && n > 0; ++c) {
     const auto& ks = constraints_[c].knobs;
-    const std::size_t last = ks.empty() ? knobs_.size() - 1 : *std::max_element(ks.begin(), ks.end());
+    const std::size_t last = ks.empty() ? n - 1 : *std::max_element(ks.begin(), ks.end());
     checks_at_[last].push_back(c);
+    std::size_t at = n - 1;
+    if (!ks.empty()) {
+      at = 0;
+      for (auto k : ks) at = std::max(at, position[k]);
+    }
+    sample_checks_[at].push_back(c);
   }
   valid_count_.reset();
-  return Status::ok();
 }
 
 Status ConfigSpace::define_split(const std::string& name, std::int64_t length, const SplitOptions& options) {
@@ -245,10 +269,8 @@ Status ConfigSpace::add_constraint(std::string description, const std::vector<st
   std::sort(c.knobs.begin(), c.knobs.end());
   c.knobs.erase(std::unique(c.knobs.begin(), c.knobs.end()), c.knobs.end());
   c.predicate = std::move(predicate);
-  const std::size_t last = c.knobs.empty() ? (knobs_.empty() ? 0 : knobs_.size() - 1) : c.knobs.back();
   constraints_.push_back(std::move(c));
-  if (!knobs_.empty()) checks_at_[last].push_back(constraints_.size() - 1);
-  valid_count_.reset();
+  rebuild_checks();
   return Status::ok();
 }
 
@@ -425,9 +447,18 @@ Expected<Config> ConfigSpace::random_valid(Rng& rng, std::uint64_t max_attempts)
   KnobVector knobs(knobs_.size(), 0);
   for (std::uint64_t attempt = 0; attempt < max_attempts; ++attempt) {
     bool ok = true;
-    for (std::size_t k = 0; k < knobs_.size() && ok; ++k) {
+    for (std::size_t i = 0; i < sample_order_.size() && ok; ++i) {
+      const std::size_t k = sample_order_[i];
       knobs[k] = static_cast<std::uint32_t>(rng.uniform(knobs_[k].size()));
-      ok = constraints_hold(knobs, k);
+      if (!sample_checks_[i].empty()) {
+        const ConfigView view(*this, knobs);
+        for (auto c : sample_checks_[i]) {
+          if (!constraints_[c].predicate(view)) {
+            ok = false;
+            break;
+          }
+        }
+      }
     }
     if (ok && (!knobs_.empty() || constraints_.empty())) return config_of(std::move(knobs));
     if (knobs_.empty()) break;

@@ -1,5 +1,5 @@
-// AutoStrategy ("auto"), tunekit's default: model-guided local search — an XGBoost model of
-// log-relative performance ranks the neighbourhoods of the best points plus a random pool.
+// AutoStrategy ("auto"), tunekit's default: model-guided local search. A random-forest model of
+// log performance scores the neighbourhoods of the best configurations plus a random pool.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,59 +7,67 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "tunekit/search/cost_model.hpp"
+#include "tunekit/search/forest_model.hpp"
 #include "tunekit/search/strategy.hpp"
 #include "tunekit/space/random.hpp"
 
 namespace tunekit {
 
-/// Settings of AutoStrategy. Defaults were chosen on the replay data in docs/search.md.
+/// Settings of AutoStrategy. Defaults were chosen on the replay data (docs/search.md).
 struct AutoSettings {
   /// Random configurations measured before the first model fit.
   std::size_t initial = 10;
-  /// Random valid configurations added to the candidate pool at every step.
+  /// "forest" (ForestModel, refitted after every trial) or "xgb" (XGBoostCostModel on a
+  /// bootstrap resample, refitted on a schedule).
+  std::string model = "forest";
+  /// How candidates are ranked: "ts" (Thompson-style: the mean of a random subset of
+  /// `ts_trees` trees; for xgb, the bootstrap model), "ei" (expected improvement from the
+  /// forest's mean and spread) or "mean".
+  std::string acquisition = "ts";
+  std::size_t ts_trees = 8;
+  /// Regression target: "log" (log(score / best)), "inverse" (score / best, AutoTVM's) or
+  /// "rank" (quantile among the successes). Failures get the worst value minus failure_penalty
+  /// ("log") or 0.
+  std::string target = "log";
+  double failure_penalty = 1.0;
+  /// Random valid configurations added to the candidates at every step.
   std::size_t pool_random = 256;
-  /// When the space has at most this many valid configurations, the pool is all of them
-  /// (enumerated once; predictions recomputed only after a refit).
-  std::size_t pool_all = 0;
-  /// The Hamming neighbourhoods of this many best configurations join the pool.
-  std::size_t top_k = 4;
+  /// The Hamming neighbourhoods of this many best configurations join the candidates.
+  std::size_t top_k = 1;
   /// Probability of measuring a random unvisited configuration instead of the model's pick.
   double epsilon = 0.05;
-  /// Refit after every measurement until this many trials, then every n/refit_divisor trials.
-  std::size_t refit_every_until = 64;
-  std::size_t refit_divisor = 32;
-  /// Score given to a failed configuration: the worst observed log-performance minus this.
-  double failure_penalty = 1.0;
-  /// Regression target: "log" (log(score / best)), "inverse" (score / best, AutoTVM's) or
-  /// "rank" (quantile rank among the successes).
-  std::string target = "log";
-  /// Fit each model on a bootstrap resample of the trials (Thompson-style exploration).
-  bool bootstrap = true;
-  /// The cost model (reg loss, deeper trees, fewer rounds than AutoTVM's defaults).
-  XGBoostSettings model{"reg", 6, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0};
+  /// Refit after every trial until this many trials, then every n / refit_divisor trials, so
+  /// long runs stay cheap.
+  std::size_t refit_every_until = 128;
+  std::size_t refit_divisor = 64;
+  ForestSettings forest{};
+  XGBoostSettings xgb{"reg", 6, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0, "hist"};
 
-  /// Parses {"initial", "pool_random", "top_k", "epsilon", "refit_every_until", "refit_divisor",
-  /// "failure_penalty", "max_depth", "rounds", "eta"}. Errors: kInvalidArgument (unknown key,
-  /// bad value).
+  /// Parses {"initial", "model", "acquisition", "ts_trees", "target", "failure_penalty",
+  /// "pool_random", "top_k", "epsilon", "refit_every_until", "refit_divisor", "trees",
+  /// "max_depth", "feature_fraction"}. Errors: kInvalidArgument (unknown key, bad value).
   static Expected<AutoSettings> from_json(const nlohmann::json& settings);
 };
 
 /// tunekit's default strategy: model-guided local search (a strategy none of the peers ships).
 ///
 /// 1. Measure `initial` random valid configurations.
-/// 2. Fit an XGBoost regression of y = log(score / best score) on knob features (failures:
-///    worst y - failure_penalty), refitting on a schedule that thins out as trials accumulate.
-/// 3. Candidates: the Hamming neighbourhoods (one knob changed) of the top_k best measured
-///    configurations, plus pool_random fresh random valid configurations.
-/// 4. Measure the unvisited candidate with the highest prediction (with probability epsilon, a
-///    random unvisited configuration instead).
-/// The neighbourhoods make it a local search that the model orders; the random pool lets the
-/// model jump to distant regions it predicts to be better. Every choice is seeded.
+/// 2. After every trial (every n/64 trials beyond 128), refit a random forest (SMAC-style,
+///    ForestModel) of y = log(score / best score) on knob features; failures score one unit
+///    below the worst success.
+/// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best measured
+///    configuration (top_k = 1), plus pool_random fresh random valid configurations.
+/// 4. Measure the unvisited candidate ranked first by the acquisition: by default a Thompson
+///    draw, the mean prediction of a random subset of trees, so that uncertain regions keep
+///    being tried; with probability epsilon a random unvisited configuration instead.
+/// The neighbourhoods make it a local search ordered by the model; the random pool lets it jump
+/// to distant regions the model ranks higher. Every choice is seeded.
 class AutoStrategy : public SearchStrategy {
  public:
   explicit AutoStrategy(AutoSettings settings = {}) : settings_(std::move(settings)) {}
@@ -68,10 +76,12 @@ class AutoStrategy : public SearchStrategy {
   std::vector<Config> next_batch(std::size_t n) override;
   void update(std::span<const Trial> trials) override;
   bool has_next() const override;
+  /// Resumes from earlier trials of this space (they train the model and are not proposed again).
   void load_history(std::span<const Trial> trials) override;
 
  private:
   void refit();
+  std::vector<double> scores_of(const FeatureMatrix& x);
   std::optional<Config> random_unvisited();
   const std::vector<float>& features(std::uint64_t index, const KnobVector& knobs);
 
@@ -79,16 +89,17 @@ class AutoStrategy : public SearchStrategy {
   const ConfigSpace* space_ = nullptr;
   Rng rng_;
   std::optional<std::uint64_t> valid_;
-  std::unique_ptr<XGBoostCostModel> model_;
+  std::unique_ptr<ForestModel> forest_;
+  std::unique_ptr<XGBoostCostModel> xgb_;
   std::vector<KnobVector> xs_;
   std::vector<double> scores_;
+  double best_y_ = 0.0;
   std::unordered_set<std::uint64_t> visited_;
   std::unordered_map<std::uint64_t, std::vector<float>> feature_cache_;
   std::size_t fitted_at_ = 0;
-  std::size_t fit_count_ = 0;
-  std::vector<KnobVector> all_valid_;
-  std::vector<double> all_pred_;
-  std::size_t all_pred_fit_ = 0;
+  bool fitted_ = false;
+  std::optional<Config> pick(const std::vector<Config>& pool);
+  std::optional<Config> global_pick();
 };
 
 }  // namespace tunekit

@@ -107,9 +107,9 @@ enum class NeighbourKind : std::uint8_t {
 /// every constraint (multi_filter, final semantics, autotvm.md §2.5).
 ///
 /// Validity is checked lazily per point; nothing of size range_length() is materialised, so a
-/// space of 10^12 points is usable: `random_valid` draws by rejection with early exit (a
-/// constraint is checked as soon as its knobs are drawn, which keeps the draw uniform over valid
-/// points), `neighbours` works per knob. Only `valid_count()` and index walks over invalid runs
+/// space of 10^12 points is usable: `random_valid` draws by rejection with early exit (the
+/// knobs of the constraints are drawn first and each constraint is checked as soon as its knobs
+/// are drawn, which keeps the draw uniform over valid points), `neighbours` works per knob. Only `valid_count()` and index walks over invalid runs
 /// cost time proportional to the space (documented on each).
 ///
 /// Thread safety: const member functions may be called concurrently once the space is defined,
@@ -240,8 +240,13 @@ class ConfigSpace {
   std::vector<std::uint64_t> strides_;
   std::uint64_t range_length_ = 1;
   std::vector<Constraint> constraints_;
+  void rebuild_checks();
   /// checks_at_[k]: constraints whose last declared knob is k (checked once k is assigned).
   std::vector<std::vector<std::size_t>> checks_at_;
+  /// Knob order of random draws: the knobs of each constraint first, so that a draw is rejected
+  /// as early as possible; sample_checks_[i]: constraints complete once sample_order_[i] is drawn.
+  std::vector<std::size_t> sample_order_;
+  std::vector<std::vector<std::size_t>> sample_checks_;
   std::size_t feature_length_ = 0;
   mutable std::optional<std::uint64_t> valid_count_;
 };

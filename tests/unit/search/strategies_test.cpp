@@ -113,6 +113,7 @@ TEST(Registry, NamesAndSettingsErrors) {
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.status().message().find("pop_size"), std::string::npos);
   EXPECT_FALSE(make_strategy("auto", {{"epsilon", 2.0}}));
+  EXPECT_FALSE(make_strategy("auto", {{"model", "svm"}}));
 }
 
 TEST(ModelBased, RefitsEveryPlanAndAnnealsPredictions) {

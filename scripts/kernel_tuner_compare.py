@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Side-by-side replay of Kernel Tuner's strategies and tunekit's on brute-forced tuning data.
+
+Both tools replay the same files (Kernel Tuner in simulation mode via tune_cache, tunekit through
+`tunekit simulate`) with the same number of runs and evaluation budgets, and the script prints one
+table per file: the mean fraction of optimum (t_opt / t_best after N unique evaluations) of every
+strategy of both tools, plus the mean wall time of one replayed run.
+
+Usage (see docs/search.md):
+    python3 -m venv build-search/kt-venv
+    build-search/kt-venv/bin/pip install -r scripts/kernel_tuner_compare.requirements.txt
+    build-search/kt-venv/bin/python scripts/kernel_tuner_compare.py \
+        --tunekit build-search/tools/cli/tunekit --runs 50 --budgets 50,100,200 \
+        ../shared/data/tuning-caches/*.json.gz
+
+Evaluations count unique configurations: a configuration Kernel Tuner evaluates again is served
+from its cache and does not count (Kernel Tuner's max_fevals counts the same way). Run r seeds
+Python's and NumPy's generators with r; tunekit's run r uses seed r.
+"""
+
+import argparse
+import gzip
+import json
+import math
+import multiprocessing as mp
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+# Single-objective strategies of Kernel Tuner 1.5 that need no optional package.
+DEFAULT_KT_STRATEGIES = [
+    "random_sample", "genetic_algorithm", "simulated_annealing", "greedy_ils", "greedy_mls",
+    "ordered_greedy_mls", "mls", "dual_annealing", "basinhopping", "diff_evo", "pso",
+    "firefly_algorithm", "minimize", "bayes_opt", "hybrid_vndx", "adaptive_tabu_greywolf",
+]
+
+
+def load_json(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+def to_kernel_tuner_cache(doc):
+    """Kernel Tuner cache dict of a file in either format (T4 files are converted)."""
+    if "cache" in doc and "tune_params" in doc:
+        return doc
+    results = doc["results"]
+    names = list(results[0]["configuration"].keys())
+    values = {n: [] for n in names}
+    for r in results:
+        for n in names:
+            v = r["configuration"][n]
+            if v not in values[n]:
+                values[n].append(v)
+    for n in names:
+        if all(isinstance(v, (int, float)) for v in values[n]):
+            values[n].sort()
+    cache = {}
+    for r in results:
+        cfg = r["configuration"]
+        times = r.get("times", {})
+        value = None
+        for m in r.get("measurements", []):
+            if m.get("name") == "time":
+                value = m.get("value")
+        if r.get("invalidity", "correct") != "correct" or not isinstance(value, (int, float)):
+            value = {"compile": "CompilationFailedConfig"}.get(r.get("invalidity"), "RuntimeFailedConfig")
+        entry = dict(cfg)
+        entry.update({
+            "time": value,
+            "compile_time": times.get("compilation", 0),
+            "verification_time": times.get("validation", 0),
+            "benchmark_time": sum(times.get("runtimes", []) or [0]),
+            "framework_time": times.get("framework", 0),
+            "strategy_time": times.get("search_algorithm", 0),
+        })
+        cache[",".join(str(cfg[n]) for n in names)] = entry
+    return {"device_name": "", "kernel_name": "t4", "problem_size": [1], "tune_params_keys": names,
+            "tune_params": values, "objective": "time", "cache": cache}
+
+
+def optimum(cache):
+    return min(v["time"] for v in cache["cache"].values() if isinstance(v["time"], (int, float)) and v["time"] < 1e20)
+
+
+def kt_run(args):
+    """One Kernel Tuner replay: returns (objective of each unique evaluation in order, wall s)."""
+    cache_path, strategy, seed, max_fevals, keys = args
+    warnings.filterwarnings("ignore")
+    import numpy as np
+    from kernel_tuner import tune_cache
+    random.seed(seed)
+    np.random.seed(seed)
+    start = time.perf_counter()
+    try:
+        results, _ = tune_cache(cache_path, strategy=strategy, strategy_options={"max_fevals": max_fevals},
+                                verbose=False, quiet=True)
+    except Exception as e:  # a strategy failing is reported, not fatal
+        return None, time.perf_counter() - start, f"{type(e).__name__}: {e}"
+    wall = time.perf_counter() - start
+    seen, trace = set(), []
+    for r in results:
+        key = tuple(r[k] for k in keys)
+        if key in seen:
+            continue
+        seen.add(key)
+        t = r.get("time")
+        trace.append(t if isinstance(t, (int, float)) and t < 1e20 and "__error__" not in r else math.nan)
+    return trace, wall, None
+
+
+def fraction_of_optimum(traces, opt, n):
+    total = 0.0
+    for trace in traces:
+        vals = [t for t in trace[:n] if not math.isnan(t)]
+        total += opt / min(vals) if vals else 0.0
+    return total / len(traces)
+
+
+def tunekit_results(binary, path, strategies, budgets, runs, threads):
+    out = {}
+    for s in strategies:
+        cmd = [binary, "simulate", "--data", path, "--strategy", s, "--budget", ",".join(map(str, budgets)),
+               "--runs", str(runs), "--format", "json", "--no-score", "--threads", str(threads)]
+        report = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        row = report[0]["strategies"][0]
+        out[s] = {"foo": {int(b): v for b, v in row["fraction_of_optimum"].items()}}
+        # Wall time of one complete replay, as Kernel Tuner's is measured: one process, one run,
+        # including loading the data.
+        walls = []
+        for seed in range(3):
+            start = time.perf_counter()
+            subprocess.run([binary, "simulate", "--data", path, "--strategy", s, "--budget", str(max(budgets)),
+                            "--runs", "1", "--seed", str(seed), "--threads", "1", "--no-score", "--format", "json"],
+                           check=True, capture_output=True)
+            walls.append(time.perf_counter() - start)
+        out[s]["wall_s"] = sum(walls) / len(walls)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("data", nargs="+", help="brute-forced files (.json or .json.gz, Kernel Tuner cache or T4)")
+    ap.add_argument("--tunekit", required=True, help="path of the tunekit program")
+    ap.add_argument("--tunekit-strategies", default="auto,random,ga,sa,xgb")
+    ap.add_argument("--kt-strategies", default=",".join(DEFAULT_KT_STRATEGIES))
+    ap.add_argument("--budgets", default="50,100,200")
+    ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel Kernel Tuner runs")
+    ap.add_argument("--json", help="also write all numbers to this file")
+    args = ap.parse_args()
+
+    import kernel_tuner
+    budgets = [int(b) for b in args.budgets.split(",")]
+    kt_strategies = [s for s in args.kt_strategies.split(",") if s]
+    tk_strategies = [s for s in args.tunekit_strategies.split(",") if s]
+    report = {"kernel_tuner_version": kernel_tuner.__version__, "runs": args.runs, "budgets": budgets, "files": []}
+    print(f"Kernel Tuner {kernel_tuner.__version__}; {args.runs} runs per strategy; budgets {budgets}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in args.data:
+            doc = to_kernel_tuner_cache(load_json(path))
+            opt = optimum(doc)
+            keys = doc["tune_params_keys"]
+            plain = os.path.join(tmp, os.path.basename(path).replace(".gz", "").replace(".json", "") + ".json")
+            with open(plain, "w") as f:
+                json.dump(doc, f)
+            rows = []
+            for s in kt_strategies:
+                jobs = [(plain, s, r, max(budgets), keys) for r in range(args.runs)]
+                with mp.Pool(args.jobs) as pool:
+                    done = pool.map(kt_run, jobs)
+                errors = [e for _, _, e in done if e]
+                traces = [t for t, _, _ in done if t is not None]
+                if errors or not traces:
+                    print(f"  kernel_tuner {s}: skipped ({errors[0] if errors else 'no result'})", file=sys.stderr)
+                    continue
+                walls = [w for _, w, _ in done]
+                rows.append({"tool": "kernel_tuner", "strategy": s,
+                             "foo": {b: fraction_of_optimum(traces, opt, b) for b in budgets},
+                             "wall_s": sum(walls) / len(walls)})
+            tk = tunekit_results(args.tunekit, path, tk_strategies, budgets, args.runs, args.jobs)
+            for s in tk_strategies:
+                rows.append({"tool": "tunekit", "strategy": s, "foo": tk[s]["foo"], "wall_s": tk[s]["wall_s"]})
+            print(f"### {os.path.basename(path)} (optimum {opt:.4f} ms)\n")
+            print("| tool | strategy | " + " | ".join(f"FoO@{b}" for b in budgets) + " | s/run |")
+            print("|---|---|" + "---|" * len(budgets) + "---|")
+            for r in rows:
+                print(f"| {r['tool']} | {r['strategy']} | " + " | ".join(f"{r['foo'][b]:.3f}" for b in budgets) +
+                      f" | {r['wall_s']:.2f} |")
+            kt_rows = [r for r in rows if r["tool"] == "kernel_tuner"]
+            if kt_rows and "auto" in tk:
+                best = {b: max(kt_rows, key=lambda r: r["foo"][b]) for b in budgets}
+                verdict = ", ".join(
+                    f"@{b}: auto {tk['auto']['foo'][b]:.3f} vs {best[b]['strategy']} {best[b]['foo'][b]:.3f}" for b in budgets)
+                fastest_kt = min(r["wall_s"] for r in kt_rows)
+                print(f"\nbest Kernel Tuner strategy per budget: {verdict}; one replayed run: tunekit auto "
+                      f"{tk['auto']['wall_s']:.2f} s, fastest Kernel Tuner strategy {fastest_kt:.2f} s\n")
+            report["files"].append({"data": path, "optimum_ms": opt, "rows": rows})
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
