@@ -81,6 +81,7 @@ GemmTunableOp& gemm_op() {
     ctx.set_threads(ops::set_num_threads(ctx.threads()));
     auto list = ops::make_gemm_candidates();
     register_gemm_validators(ctx, list);
+    ctx.set_settle_hook([] { (void)ops::settle_threads(); });
     return new GemmTunableOp(std::move(list));
   }();
   return *op;

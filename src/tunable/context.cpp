@@ -519,7 +519,16 @@ Expected<TuningSettings> TuningContext::tuning_settings() const {
   s.numerical_check = *numerics;
   s.clock = clock();
   s.library_enabled = [this](std::string_view library) { return try_is_library_enabled(library); };
+  {
+    std::lock_guard lock(settle_mutex_);
+    s.settle = settle_hook_;
+  }
   return s;
+}
+
+void TuningContext::set_settle_hook(std::function<void()> hook) {
+  std::lock_guard lock(settle_mutex_);
+  settle_hook_ = std::move(hook);
 }
 
 TuningContext& tuning_context() {

@@ -110,7 +110,7 @@ void run_compare(const CompareArgs& args) {
       Status st = call(c, &ms);
       if (!st.is_ok()) { c.calls = 0; continue; }
       (void)call(c, &ms);
-      c.calls = std::clamp(static_cast<int>(std::ceil(args.sample_ms / std::max(ms, 1e-6))), 3, 200);
+      c.calls = std::clamp(static_cast<int>(std::ceil(args.sample_ms / std::max(ms, 1e-6))), 1, 200);
     }
     for (int r = 0; r < args.repeats; ++r) {
       for (std::size_t j = 0; j < contenders.size(); ++j) {

@@ -65,6 +65,16 @@ struct TuningSettings {
   /// Interleaved rounds (each finalist once per round, order rotating); fewer than 3 rounds that
   /// fit the budget skip the pass.
   int interleaved_rounds = 5;
+  /// Rounds the interleaved pass runs at least, even when the tuning budget allowed fewer profile
+  /// calls (slow problems): a close call is never decided by a single sample.
+  int min_interleaved_rounds = 3;
+  /// Time the interleaved pass may spend beyond the tuning budget per problem, in ms: the
+  /// minimum rounds are kept only while rounds x the finalists' summed means fit in it.
+  double max_interleaved_ms = 4000.0;
+  /// Called before each candidate's block of timed calls in the interleaved pass, so that an
+  /// operator family can let other runtimes' idle workers stop spinning (ops::settle_threads).
+  /// Null: nothing.
+  std::function<void()> settle;
   /// Whether candidates of a library may be tuned (null: all). Errors propagate (malformed
   /// TUNEKIT_<LIBRARY>_ENABLED). The Default candidate is never filtered.
   std::function<Expected<bool>(std::string_view library)> library_enabled;
@@ -287,6 +297,8 @@ class TuningContext {
   /// The settings snapshot for one tuning.
   /// Errors: kInvalidArgument for a malformed TUNEKIT_NUMERICAL_CHECK or environment.
   Expected<TuningSettings> tuning_settings() const;
+  /// Installs the hook copied into TuningSettings::settle (null removes it). Thread-safe.
+  void set_settle_hook(std::function<void()> hook);
 
  private:
   template <class T>
@@ -313,6 +325,8 @@ class TuningContext {
   };
 
   void register_builtin_validators();
+  mutable std::mutex settle_mutex_;
+  std::function<void()> settle_hook_;
   void apply_verbose();
   void note_overridden(bool overridden, std::string_view name) const;
 

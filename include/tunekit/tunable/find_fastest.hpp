@@ -89,7 +89,8 @@ inline std::string ratio_reason(std::string_view stage, double mean_ms, double b
 ///     with its reason.
 ///  4. + Robust winner: candidates whose mean is within settings.finalist_margin of the best are
 ///     re-measured interleaved: `rounds` = min(settings.interleaved_rounds, fewest profile calls
-///     among them) rounds (skipped below 3); in each round every finalist (order rotated by one
+///     among them) rounds, raised to settings.min_interleaved_rounds (3) when that many rounds of
+///     all finalists fit in settings.max_interleaved_ms (4 s), else skipped below 3; in each round every finalist (order rotated by one
 ///     per round) makes max(1, its profile calls / rounds) timed calls, and the round's median is
 ///     kept; a finalist's score is the median of its round medians. The winner has the lowest
 ///     score (the mean for non-finalists). Its written time is the mean of all its profile and
@@ -350,6 +351,15 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
   if (finalists.size() >= 2) {
     rounds = settings.interleaved_rounds;
     for (std::size_t f : finalists) rounds = std::min(rounds, report.candidates[f].iterations);
+    if (rounds < settings.min_interleaved_rounds) {
+      // Slow problems: the budget allowed few profile calls. Still decide close calls on at
+      // least min_interleaved_rounds interleaved samples while that fits max_interleaved_ms.
+      double per_round_ms = 0.0;
+      for (std::size_t f : finalists) per_round_ms += report.candidates[f].stats.mean_ms;
+      if (per_round_ms * settings.min_interleaved_rounds <= settings.max_interleaved_ms) {
+        rounds = settings.min_interleaved_rounds;
+      }
+    }
   }
   if (rounds >= 3) {
     report.interleaved = true;
@@ -364,6 +374,7 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
         const std::size_t f = finalists[(static_cast<std::size_t>(round) + k) % finalists.size()];
         if (!alive[f]) continue;
         CandidateReport& r = report.candidates[f];
+        if (settings.settle) settings.settle();
         const long long calls = std::max<long long>(1, r.iterations / rounds);
         std::vector<double> round_samples;
         round_samples.reserve(static_cast<std::size_t>(calls));
