@@ -77,8 +77,8 @@ std::map<std::string, double> time_interleaved(tunekit::GemmTunableOp& op, const
 }
 
 std::string tune(tunekit::GemmTunableOp& op, const GemmParams& shape) {
-  const auto o = tunekit::distributed::tune_problem(op, {shape.op_signature(), shape.signature()},
-                                                    0, nullptr);
+  const auto o =
+      tunekit::distributed::tune_problem(op, {shape.op_signature(), shape.signature()}, 0, nullptr);
   if (o.kind == tunekit::distributed::ProblemOutcome::Kind::kFailed) {
     throw std::runtime_error(shape.signature() + ": " + o.note);
   }
@@ -97,14 +97,20 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return std::string(argv[++i]);
     };
-    if (a == "--threads") opt.threads = std::stoi(next());
-    else if (a == "--budget-ms") opt.budget_ms = std::stoll(next());
-    else if (a == "--rounds") opt.rounds = std::stoi(next());
-    else if (a == "--no-vocab") opt.vocab = false;
-    else if (a == "--workload") opt.workload = next();
+    if (a == "--threads")
+      opt.threads = std::stoi(next());
+    else if (a == "--budget-ms")
+      opt.budget_ms = std::stoll(next());
+    else if (a == "--rounds")
+      opt.rounds = std::stoi(next());
+    else if (a == "--no-vocab")
+      opt.vocab = false;
+    else if (a == "--workload")
+      opt.workload = next();
     else {
-      std::fprintf(stderr, "usage: bucketing [--threads N] [--budget-ms MS] [--rounds R] "
-                           "[--no-vocab] [--workload FILE]\n");
+      std::fprintf(stderr,
+                   "usage: bucketing [--threads N] [--budget-ms MS] [--rounds R] "
+                   "[--no-vocab] [--workload FILE]\n");
       return 2;
     }
   }
@@ -132,8 +138,8 @@ int main(int argc, char** argv) {
     for (const auto& rep : plan.representatives) tune(op, rep.params);
     for (const auto& e : plan.entries) {
       auto r = ctx.results_manager().lookup(e.op_signature, e.representative_signature);
-      ctx.results_manager().add({e.op_signature, e.bucket_params_signature, r->solution,
-                                 r->time_ms, ""});
+      ctx.results_manager().add(
+          {e.op_signature, e.bucket_params_signature, r->solution, r->time_ms, ""});
     }
 
     std::printf("%-40s %6s %-14s %-24s %-24s %10s %10s %10s %7s\n", "problem (m_n_k)", "tokens",
@@ -147,8 +153,8 @@ int main(int argc, char** argv) {
       for (const auto& p : problems) {
         if (!families.emplace(p.params.dynamic_signature(kTokens), true).second) continue;
         const GemmParams shape = tunekit::ops::with_dim(p.params, kTokens, tokens).value();
-        const auto bucket = ctx.results_manager().lookup_wildcard(shape.op_signature(),
-                                                                   shape.signature());
+        const auto bucket =
+            ctx.results_manager().lookup_wildcard(shape.op_signature(), shape.signature());
         const std::string per_shape = tune(op, shape);
         std::vector<std::string> names;
         for (const std::string& n : {std::string("Default"), bucket->solution, per_shape}) {
@@ -169,11 +175,11 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       }
     }
-    std::printf("\n%zu untuned problems: bucket winner = per-shape winner in %d; geometric-mean "
-                "time ratio bucket / per-shape %.3f (worst %.3f); Default / per-shape %.3f\n",
-                ratios.size(), same, tunekit::geometric_mean(ratios),
-                *std::max_element(ratios.begin(), ratios.end()),
-                tunekit::geometric_mean(default_ratios));
+    std::printf(
+        "\n%zu untuned problems: bucket winner = per-shape winner in %d; geometric-mean "
+        "time ratio bucket / per-shape %.3f (worst %.3f); Default / per-shape %.3f\n",
+        ratios.size(), same, tunekit::geometric_mean(ratios),
+        *std::max_element(ratios.begin(), ratios.end()), tunekit::geometric_mean(default_ratios));
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bucketing: %s\n", e.what());

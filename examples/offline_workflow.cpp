@@ -14,9 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
-
 #include <tunekit/ops/gemm.hpp>
+#include <vector>
 
 namespace {
 
@@ -38,8 +37,9 @@ std::vector<float> filled(std::size_t n, unsigned seed) {
 // torch.nn.Linear(in, out) on `tokens` rows: y[T, out] = x[T, in] * W[out, in]^T + bias. In
 // the BLAS (column-major) frame that is C(out x T) = op(A) * B with A = W ('t', lda = in),
 // B = x ('n', ldb = in), C = y (ldc = out).
-void linear(const std::vector<float>& x, const std::vector<float>& w, const std::vector<float>& bias,
-            std::vector<float>& y, std::int64_t tokens, std::int64_t in, std::int64_t out) {
+void linear(const std::vector<float>& x, const std::vector<float>& w,
+            const std::vector<float>& bias, std::vector<float>& y, std::int64_t tokens,
+            std::int64_t in, std::int64_t out) {
   y.resize(static_cast<std::size_t>(tokens * out));
   tunekit::gemm_and_bias('t', 'n', out, tokens, in, 1.0f, w.data(), in, x.data(), in, bias.data(),
                          y.data(), out);
@@ -49,7 +49,8 @@ void linear(const std::vector<float>& x, const std::vector<float>& w, const std:
 
 int main() {
   try {
-    const std::vector<float> w_qkv = filled(3 * kHidden * kHidden, 1), b_qkv = filled(3 * kHidden, 2);
+    const std::vector<float> w_qkv = filled(3 * kHidden * kHidden, 1),
+                             b_qkv = filled(3 * kHidden, 2);
     const std::vector<float> w_out = filled(kHidden * kHidden, 3), b_out = filled(kHidden, 4);
     const std::vector<float> w_up = filled(kFfn * kHidden, 5), b_up = filled(kFfn, 6);
     const std::vector<float> w_down = filled(kHidden * kFfn, 7), b_down = filled(kHidden, 8);

@@ -45,7 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Wildcard matching of every params signature against every other never misbehaves, and a
   // signature matches itself unless it is a pattern.
   for (const ResultLine& p : parsed->results) {
-    for (const ResultLine& s : parsed->results) (void)wildcard_match(p.params_signature, s.params_signature);
+    for (const ResultLine& s : parsed->results)
+      (void)wildcard_match(p.params_signature, s.params_signature);
     if (!is_wildcard_signature(p.params_signature)) {
       require(wildcard_match(p.params_signature, p.params_signature));
     }

@@ -63,7 +63,8 @@ std::vector<WorkerReport> run_local_jobs(int jobs,
     if (pid == 0) {
       ::close(fds[0]);
       for (int j = 0; j < job; ++j) {
-        if (children[static_cast<std::size_t>(j)].fd >= 0) ::close(children[static_cast<std::size_t>(j)].fd);
+        if (children[static_cast<std::size_t>(j)].fd >= 0)
+          ::close(children[static_cast<std::size_t>(j)].fd);
       }
       WorkerReport report;
       try {

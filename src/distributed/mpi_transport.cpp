@@ -17,8 +17,8 @@ Status mpi_error(const char* what, int rc) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
   MPI_Error_string(rc, text, &length);
-  return Status(StatusCode::kRuntimeError,
-                std::string("MPI: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+  return Status(StatusCode::kRuntimeError, std::string("MPI: ") + what + " failed: " +
+                                               std::string(text, static_cast<std::size_t>(length)));
 }
 
 class MpiTransport final : public Transport {
@@ -45,7 +45,8 @@ class MpiTransport final : public Transport {
 
   Status broadcast(std::string& data) override {
     unsigned long long length = data.size();
-    if (int rc = MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD); rc != MPI_SUCCESS) {
+    if (int rc = MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+        rc != MPI_SUCCESS) {
       return mpi_error("MPI_Bcast", rc);
     }
     if (length > static_cast<unsigned long long>(INT_MAX)) {
@@ -85,8 +86,8 @@ class MpiTransport final : public Transport {
     }
     std::vector<std::string> out;
     for (std::size_t i = 0; i < lengths.size(); ++i) {
-      out.push_back(all.substr(static_cast<std::size_t>(offsets[i]),
-                               static_cast<std::size_t>(lengths[i])));
+      out.push_back(
+          all.substr(static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(lengths[i])));
     }
     return out;
   }

@@ -11,14 +11,15 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <optional>
-#include <tuple>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
+#include "tunekit/core/env.hpp"
 #include "tunekit/tunable/context.hpp"
 
 namespace tunekit::distributed {
@@ -31,11 +32,20 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out.push_back(c);
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -72,31 +82,20 @@ std::vector<std::string> split_record(std::string_view line) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t tab = line.find('\t', start);
-    fields.push_back(unescape(line.substr(start, tab == std::string_view::npos ? line.npos
-                                                                               : tab - start)));
+    fields.push_back(
+        unescape(line.substr(start, tab == std::string_view::npos ? line.npos : tab - start)));
     if (tab == std::string_view::npos) return fields;
     start = tab + 1;
   }
 }
 
 Status wire_error(std::size_t line_no, const std::string& what) {
-  return Status(StatusCode::kParseError,
-                fmt::format("worker report line {}: {}", line_no, what));
+  return Status(StatusCode::kParseError, fmt::format("worker report line {}: {}", line_no, what));
 }
 
-std::optional<double> to_double(const std::string& s) {
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<long long> to_int(const std::string& s) {
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 10);
-  if (s.empty() || end != s.c_str() + s.size()) return std::nullopt;
-  return v;
+// Equal validator sets (order does not matter: upstream writes them in hash-map order).
+bool same_validators(const std::vector<ValidatorEntry>& a, const std::vector<ValidatorEntry>& b) {
+  return a.size() == b.size() && std::is_permutation(a.begin(), a.end(), b.begin());
 }
 
 bool has_glob_chars(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
@@ -116,17 +115,16 @@ bool by_key(const ResultLine& a, const ResultLine& b) {
 std::string encode(const WorkerReport& report) {
   std::string out;
   record(out, {"R", std::to_string(report.rank), report.host, std::to_string(report.threads)});
-  record(out, {"S", std::to_string(static_cast<int>(report.status.code())),
-               report.status.message()});
+  record(out,
+         {"S", std::to_string(static_cast<int>(report.status.code())), report.status.message()});
   for (const auto& [key, value] : report.validators) record(out, {"V", key, value});
   for (const ResultLine& r : report.results) {
     record(out, {"L", r.op_signature, r.params_signature, r.solution, number(r.time_ms), r.extra});
   }
   for (const ProblemOutcome& o : report.outcomes) {
-    record(out, {"O", o.op_signature, o.params_signature,
-                 std::to_string(static_cast<int>(o.kind)), o.winner, number(o.time_ms),
-                 number(o.default_ms), o.runner_up, number(o.runner_up_ms), number(o.flops), o.note,
-                 std::to_string(o.rank)});
+    record(out, {"O", o.op_signature, o.params_signature, std::to_string(static_cast<int>(o.kind)),
+                 o.winner, number(o.time_ms), number(o.default_ms), o.runner_up,
+                 number(o.runner_up_ms), number(o.flops), o.note, std::to_string(o.rank)});
   }
   record(out, {"E"});
   return out;
@@ -148,15 +146,15 @@ Expected<WorkerReport> decode_report(std::string_view text) {
     const std::string& tag = f[0];
     auto need = [&](std::size_t n) { return f.size() == n; };
     if (tag == "R" && need(4)) {
-      const auto rank = to_int(f[1]);
-      const auto threads = to_int(f[3]);
+      const auto rank = env::parse_int(f[1]);
+      const auto threads = env::parse_int(f[3]);
       if (!rank || !threads) return wire_error(line_no, "bad rank record");
       report.rank = static_cast<int>(*rank);
       report.host = f[2];
       report.threads = static_cast<int>(*threads);
       seen_header = true;
     } else if (tag == "S" && need(3)) {
-      const auto code = to_int(f[1]);
+      const auto code = env::parse_int(f[1]);
       if (!code || *code < 0 || *code > static_cast<int>(StatusCode::kInternal)) {
         return wire_error(line_no, "bad status record");
       }
@@ -164,17 +162,17 @@ Expected<WorkerReport> decode_report(std::string_view text) {
     } else if (tag == "V" && need(3)) {
       report.validators.emplace_back(f[1], f[2]);
     } else if (tag == "L" && need(6)) {
-      const auto t = to_double(f[4]);
+      const auto t = env::parse_double(f[4]);
       if (!t) return wire_error(line_no, "bad result time");
       report.results.push_back(ResultLine{f[1], f[2], f[3], *t, f[5]});
     } else if (tag == "O" && need(12)) {
       ProblemOutcome o;
       o.op_signature = f[1];
       o.params_signature = f[2];
-      const auto kind = to_int(f[3]);
-      const auto t = to_double(f[5]), d = to_double(f[6]), r = to_double(f[8]),
-                 fl = to_double(f[9]);
-      const auto rank = to_int(f[11]);
+      const auto kind = env::parse_int(f[3]);
+      const auto t = env::parse_double(f[5]), d = env::parse_double(f[6]),
+                 r = env::parse_double(f[8]), fl = env::parse_double(f[9]);
+      const auto rank = env::parse_int(f[11]);
       if (!kind || *kind < 0 || *kind > 2 || !t || !d || !r || !fl || !rank) {
         return wire_error(line_no, "bad outcome record");
       }
@@ -195,7 +193,8 @@ Expected<WorkerReport> decode_report(std::string_view text) {
     }
   }
   if (!seen_header || !seen_end) {
-    return Status(StatusCode::kParseError, "worker report is incomplete (the worker stopped early)");
+    return Status(StatusCode::kParseError,
+                  "worker report is incomplete (the worker stopped early)");
   }
   return report;
 }
@@ -288,18 +287,15 @@ GatherSummary gather_reports(std::vector<WorkerReport> reports,
       break;
     }
   }
-  const auto same_environment = [&summary](const std::vector<ValidatorEntry>& v) {
-    if (v.size() != summary.validators.size()) return false;
-    return std::is_permutation(v.begin(), v.end(), summary.validators.begin());
-  };
   const auto describe_difference = [&summary](const WorkerReport& r) {
     std::map<std::string, std::string> mine(summary.validators.begin(), summary.validators.end());
     std::map<std::string, std::string> theirs(r.validators.begin(), r.validators.end());
     for (const auto& [k, v] : mine) {
       auto it = theirs.find(k);
       if (it == theirs.end()) return fmt::format("it has no {}", k);
-      if (it->second != v) return fmt::format("{} is '{}', rank {} has '{}'", k, it->second,
-                                              summary.reference_rank, v);
+      if (it->second != v)
+        return fmt::format("{} is '{}', rank {} has '{}'", k, it->second, summary.reference_rank,
+                           v);
     }
     for (const auto& [k, v] : theirs) {
       if (mine.count(k) == 0) return fmt::format("it has an extra validator {}", k);
@@ -317,7 +313,7 @@ GatherSummary gather_reports(std::vector<WorkerReport> reports,
     // Results of a failed worker still count when its environment is known and agrees: each
     // was complete when it was written.
     const bool mismatched = summary.reference_rank >= 0 && !r.validators.empty() &&
-                            !same_environment(r.validators);
+                            !same_validators(r.validators, summary.validators);
     const std::string who =
         fmt::format("rank {}{}", r.rank, r.host.empty() ? "" : " (" + r.host + ")");
     if (failed) {
@@ -387,11 +383,7 @@ Status write_full_files(std::string_view base, int copies, const GatherSummary& 
   auto existing = read_results_file(full0);
   if (existing) {
     if (!existing->validators.empty() || !existing->results.empty()) {
-      const bool same =
-          existing->validators.size() == summary.validators.size() &&
-          std::is_permutation(existing->validators.begin(), existing->validators.end(),
-                              summary.validators.begin());
-      if (!same) {
+      if (!same_validators(existing->validators, summary.validators)) {
         return Status(StatusCode::kValidatorMismatch,
                       "refusing to overwrite '" + full0 +
                           "': its validators differ from the workers' (it was written under "

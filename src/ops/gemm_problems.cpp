@@ -2,9 +2,6 @@
 // See include/tunekit/ops/gemm_problems.hpp.
 #include "tunekit/ops/gemm_problems.hpp"
 
-#include "tunekit/core/env.hpp"
-#include "tunekit/tunable/results_file.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +13,9 @@
 #include <set>
 #include <sstream>
 #include <utility>
+
+#include "tunekit/core/env.hpp"
+#include "tunekit/tunable/results_file.hpp"
 
 namespace tunekit::ops {
 
@@ -35,11 +35,13 @@ Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   if (auto at = find_binary_byte(text)) {
-    const auto line_no = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
-    return Status(StatusCode::kParseError,
-                  fmt::format("{}:{}: binary content (control byte 0x{:02x} at offset {}): not a TunableOp "
-                              "CSV file",
-                              path, line_no, static_cast<unsigned char>(text[*at]), *at));
+    const auto line_no =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
+    return Status(
+        StatusCode::kParseError,
+        fmt::format("{}:{}: binary content (control byte 0x{:02x} at offset {}): not a TunableOp "
+                    "CSV file",
+                    path, line_no, static_cast<unsigned char>(text[*at]), *at));
   }
   std::set<std::pair<std::string, std::string>> seen;
   for (const auto& p : set.problems) seen.emplace(p.op_signature, p.params_signature);
@@ -61,20 +63,21 @@ Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
       continue;
     }
     const auto c2 = line.find(',', c1 + 1);
-    const std::string params = line.substr(c1 + 1, c2 == std::string::npos ? std::string::npos
-                                                                          : c2 - c1 - 1);
+    const std::string params =
+        line.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1);
     if (is_wildcard_signature(params)) {
-      set.skipped.push_back({path, number, op, params,
-                             Status(StatusCode::kUnsupported,
-                                    where + ": " + op + "," + params +
-                                        " is a wildcard or bucket entry (a pattern), not a "
-                                        "problem")});
+      set.skipped.push_back(
+          {path, number, op, params,
+           Status(StatusCode::kUnsupported, where + ": " + op + "," + params +
+                                                " is a wildcard or bucket entry (a pattern), not a "
+                                                "problem")});
       continue;
     }
     auto parsed = GemmParams::from_signature(op, params);
     if (!parsed) {
       Status s = parsed.status();
-      set.skipped.push_back({path, number, op, params, Status(s.code(), where + ": " + s.message())});
+      set.skipped.push_back(
+          {path, number, op, params, Status(s.code(), where + ": " + s.message())});
       continue;
     }
     GemmParams p = *parsed;
@@ -97,8 +100,7 @@ Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
 namespace {
 
 Status bad_spec(std::string_view item, const std::string& why) {
-  return Status(StatusCode::kInvalidArgument,
-                fmt::format("bucket spec: '{}': {}", item, why));
+  return Status(StatusCode::kInvalidArgument, fmt::format("bucket spec: '{}': {}", item, why));
 }
 
 std::optional<std::int64_t> parse_size(std::string_view text) {
@@ -110,11 +112,16 @@ std::optional<std::int64_t> parse_size(std::string_view text) {
 // Token index of a dimension in a params signature ("tn_M_N_K[_B_batch]_ld_...").
 int dim_token(std::uint8_t dim_bit) {
   switch (dim_bit) {
-    case 1: return 1;
-    case 2: return 2;
-    case 4: return 3;
-    case 8: return 5;
-    default: return -1;
+    case 1:
+      return 1;
+    case 2:
+      return 2;
+    case 4:
+      return 3;
+    case 8:
+      return 5;
+    default:
+      return -1;
   }
 }
 
@@ -140,8 +147,8 @@ Expected<std::vector<Bucket>> parse_buckets(std::string_view spec) {
   std::size_t start = 0;
   while (start <= spec.size()) {
     const std::size_t comma = spec.find(',', start);
-    std::string_view item = spec.substr(start, comma == std::string_view::npos ? spec.npos
-                                                                                : comma - start);
+    std::string_view item =
+        spec.substr(start, comma == std::string_view::npos ? spec.npos : comma - start);
     start = comma == std::string_view::npos ? spec.size() + 1 : comma + 1;
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
@@ -153,8 +160,10 @@ Expected<std::vector<Bucket>> parse_buckets(std::string_view spec) {
     if (item.starts_with("pow2:")) {
       const std::string_view range = item.substr(5);
       const std::size_t dash = range.find('-');
-      const auto a = dash == std::string_view::npos ? std::nullopt : parse_size(range.substr(0, dash));
-      const auto b = dash == std::string_view::npos ? std::nullopt : parse_size(range.substr(dash + 1));
+      const auto a =
+          dash == std::string_view::npos ? std::nullopt : parse_size(range.substr(0, dash));
+      const auto b =
+          dash == std::string_view::npos ? std::nullopt : parse_size(range.substr(dash + 1));
       if (!a || !b || *a > *b) return bad_spec(item, "expected pow2:A-B with 1 <= A <= B");
       std::int64_t p = 1;
       while (p < *a) p *= 2;
@@ -262,12 +271,11 @@ BucketPlan plan_buckets(const std::vector<GemmProblem>& problems, std::uint8_t d
   for (const GemmProblem& problem : problems) {
     const GemmParams& p = problem.params;
     if (dim_bit == 8 && p.kind != GemmKind::kStridedBatched) {
-      plan.skipped.push_back({problem.file, problem.line, problem.op_signature,
-                              problem.params_signature,
-                              Status(StatusCode::kUnsupported,
-                                     fmt::format("{}:{}: {} has no batch dimension to bucket",
-                                                 problem.file, problem.line,
-                                                 problem.op_signature))});
+      plan.skipped.push_back(
+          {problem.file, problem.line, problem.op_signature, problem.params_signature,
+           Status(StatusCode::kUnsupported,
+                  fmt::format("{}:{}: {} has no batch dimension to bucket", problem.file,
+                              problem.line, problem.op_signature))});
       continue;
     }
     const std::string op = p.op_signature();
@@ -275,13 +283,12 @@ BucketPlan plan_buckets(const std::vector<GemmProblem>& problems, std::uint8_t d
     for (const Bucket& bucket : buckets) {
       auto rep = with_dim(p, dim_bit, bucket.representative);
       if (!rep) {
-        plan.skipped.push_back({problem.file, problem.line, problem.op_signature,
-                                problem.params_signature,
-                                Status(rep.status().code(),
-                                       fmt::format("{}:{}: bucket {}: {}", problem.file,
-                                                   problem.line,
-                                                   format_range_token(bucket.lo, bucket.hi),
-                                                   rep.status().message()))});
+        plan.skipped.push_back(
+            {problem.file, problem.line, problem.op_signature, problem.params_signature,
+             Status(
+                 rep.status().code(),
+                 fmt::format("{}:{}: bucket {}: {}", problem.file, problem.line,
+                             format_range_token(bucket.lo, bucket.hi), rep.status().message()))});
         continue;
       }
       const std::string rep_sig = rep->signature();

@@ -42,14 +42,23 @@ Expected<DynamicDimsMask> parse_dynamic_dims(std::string_view text) {
       continue;
     }
     switch (c) {
-      case 'm': mask |= kDynamicM; break;
-      case 'n': mask |= kDynamicN; break;
-      case 'k': mask |= kDynamicK; break;
-      case 'b': mask |= kDynamicBatch; break;
+      case 'm':
+        mask |= kDynamicM;
+        break;
+      case 'n':
+        mask |= kDynamicN;
+        break;
+      case 'k':
+        mask |= kDynamicK;
+        break;
+      case 'b':
+        mask |= kDynamicBatch;
+        break;
       default:
         return Status(StatusCode::kInvalidArgument,
                       "dynamic dims: expected letters of M, N, K, B (e.g. 'M' or 'M,N') or a mask "
-                      "0..15, got '" + std::string(text) + "'");
+                      "0..15, got '" +
+                          std::string(text) + "'");
     }
     ++i;
   }
@@ -70,7 +79,8 @@ std::string dynamic_dims_to_string(DynamicDimsMask mask) {
 
 DynamicDimsGuard::DynamicDimsGuard(DynamicDimsMask mask) noexcept
     : previous_(detail::t_dynamic_dims) {
-  detail::t_dynamic_dims = ThreadDynamicDims{true, static_cast<DynamicDimsMask>(mask & kAllDynamicDims)};
+  detail::t_dynamic_dims =
+      ThreadDynamicDims{true, static_cast<DynamicDimsMask>(mask & kAllDynamicDims)};
 }
 
 DynamicDimsGuard::~DynamicDimsGuard() { detail::t_dynamic_dims = previous_; }

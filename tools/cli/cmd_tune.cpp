@@ -13,7 +13,6 @@
 
 #include "commands.hpp"
 #include "table.hpp"
-#include "tuning_setup.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/stats.hpp"
@@ -21,6 +20,7 @@
 #include "tunekit/distributed/transport.hpp"
 #include "tunekit/distributed/worker.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
+#include "tuning_setup.hpp"
 
 namespace tunekit::cli {
 namespace {
@@ -122,8 +122,9 @@ void print_outcomes(const std::vector<ProblemOutcome>& outcomes, bool with_rank,
              format_number(gflops(flops_of(o), o.time_ms)),
              has_default ? format_number(o.default_ms) : "-",
              std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "-",
-             o.runner_up.empty() ? "-" : fmt::format("{} ({})", o.runner_up,
-                                                     format_number(o.runner_up_ms)),
+             o.runner_up.empty()
+                 ? "-"
+                 : fmt::format("{} ({})", o.runner_up, format_number(o.runner_up_ms)),
              o.note};
     }
     if (with_rank) row.push_back(std::to_string(o.rank));
@@ -155,7 +156,8 @@ std::vector<ResultLine> bucket_lines(
   std::vector<ResultLine> lines;
   for (const ops::BucketEntry& e : prep.bucket_entries) {
     if (auto r = find(e.op_signature, e.representative_signature)) {
-      lines.push_back({e.op_signature, e.bucket_params_signature, r->solution, r->time_ms, r->extra});
+      lines.push_back(
+          {e.op_signature, e.bucket_params_signature, r->solution, r->time_ms, r->extra});
     }
   }
   return lines;
@@ -164,8 +166,7 @@ std::vector<ResultLine> bucket_lines(
 void print_buckets(const std::vector<ResultLine>& lines, std::size_t planned,
                    const std::string& where) {
   if (planned == 0) return;
-  std::printf("\n%zu of %zu bucket entries written to %s:\n", lines.size(), planned,
-              where.c_str());
+  std::printf("\n%zu of %zu bucket entries written to %s:\n", lines.size(), planned, where.c_str());
   for (const ResultLine& l : lines) {
     std::printf("  %s,%s -> %s\n", l.op_signature.c_str(), l.params_signature.c_str(),
                 l.solution.c_str());
@@ -182,15 +183,15 @@ std::vector<ProblemRef> share_of(const std::vector<ProblemRef>& problems, int ra
 
 /// One worker: set up (its own results file and thread count), tune its share, report. Setup
 /// failures become the report's status.
-WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ProblemRef>& problems,
-                        int rank, int ranks, int workers_on_host, bool show_progress) {
+WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ProblemRef>& problems, int rank,
+                        int ranks, int workers_on_host, bool show_progress) {
   WorkerReport report;
   report.rank = rank;
   report.host = distributed::host_name();
   const std::string base = results_base_name(args.flags);
   try {
-    auto op = setup_worker_tuning(
-        args.flags, WorkerSetup{rank, workers_on_host, base, distributed::full_results_name(base, 0)});
+    auto op = setup_worker_tuning(args.flags, WorkerSetup{rank, workers_on_host, base,
+                                                          distributed::full_results_name(base, 0)});
     report = distributed::tune_share(
         *op, share_of(problems, ranks, rank), rank,
         show_progress ? distributed::ProgressFn(&progress) : distributed::ProgressFn());
@@ -239,9 +240,10 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
   if (written.size() > 1) std::printf(" and copies ... %s", written.back().c_str());
   std::printf("\n");
   if (!summary.failed_ranks.empty()) {
-    throw CommandFailure{kExitFailure, fmt::format("{} of {} rank(s) failed (see above); the others' "
-                                                   "results were written",
-                                                   summary.failed_ranks.size(), ranks)};
+    throw CommandFailure{kExitFailure,
+                         fmt::format("{} of {} rank(s) failed (see above); the others' "
+                                     "results were written",
+                                     summary.failed_ranks.size(), ranks)};
   }
 }
 
@@ -255,7 +257,7 @@ void run_single(const TuneFileArgs& args) {
   print_skipped(prep);
   TuningContext& ctx = tuning_context();
   std::vector<ResultLine> written;
-  for (ResultLine& line : bucket_lines(prep, [&ctx](const std::string& o, const std::string& p) {
+  for (ResultLine& line : bucket_lines(prep, [&ctx](const std::string&o, const std::string&p) {
          return ctx.results_manager().lookup(o, p);
        })) {
     auto added = ctx.add_result(line);
@@ -348,7 +350,8 @@ struct GemmArgs {
 };
 
 void run_gemm(const GemmArgs& a) {
-  if (a.trans.size() != 2) throw CommandFailure{kExitFailure, "--trans expects two letters, e.g. tn"};
+  if (a.trans.size() != 2)
+    throw CommandFailure{kExitFailure, "--trans expects two letters, e.g. tn"};
   ops::GemmParams p;
   p.transa = static_cast<char>(std::tolower(static_cast<unsigned char>(a.trans[0])));
   p.transb = static_cast<char>(std::tolower(static_cast<unsigned char>(a.trans[1])));
@@ -403,8 +406,9 @@ void register_tune_commands(CLI::App& app) {
                  "'tunekit_untuned?.csv'")
       ->required();
   add_tune_flags(tf, args->flags);
-  tf->add_option("--dtype", args->flags.dtype, "tune every problem in this dtype instead "
-                                                "(float, double, bf16)");
+  tf->add_option("--dtype", args->flags.dtype,
+                 "tune every problem in this dtype instead "
+                 "(float, double, bf16)");
   tf->add_flag("--distributed", args->distributed,
                "split the problems round-robin over MPI ranks (run under mpirun -n N); rank r "
                "writes <results>r.csv, rank 0 gathers them into <results>_full0.csv and one copy "

@@ -49,7 +49,8 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
   Status env = ctx.environment_status();
   if (!env.is_ok()) throw CommandFailure{kExitFailure, env.message()};
   if (flags.verbose >= 0) ctx.set_verbose(flags.verbose);
-  if (flags.max_tuning_duration_ms >= 0) ctx.set_max_tuning_duration_ms(flags.max_tuning_duration_ms);
+  if (flags.max_tuning_duration_ms >= 0)
+    ctx.set_max_tuning_duration_ms(flags.max_tuning_duration_ms);
   if (flags.max_tuning_iterations >= 0) ctx.set_max_tuning_iterations(flags.max_tuning_iterations);
   if (flags.threads > 0) {
     ctx.set_threads(flags.threads);
@@ -97,7 +98,9 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
 
 }  // namespace
 
-std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags) { return setup(flags, nullptr); }
+std::unique_ptr<GemmTunableOp> setup_tuning(const TuneFlags& flags) {
+  return setup(flags, nullptr);
+}
 
 std::unique_ptr<GemmTunableOp> setup_worker_tuning(const TuneFlags& flags, const WorkerSetup& w) {
   return setup(flags, &w);

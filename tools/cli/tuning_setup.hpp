@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
 #include <string>
 
@@ -13,12 +12,12 @@ namespace tunekit::cli {
 
 /// Flags shared by the tuning commands.
 struct TuneFlags {
-  std::string results;                 ///< --results (default: the context's file name)
-  int threads = 0;                     ///< --threads (0: all usable cores)
+  std::string results;                    ///< --results (default: the context's file name)
+  int threads = 0;                        ///< --threads (0: all usable cores)
   long long max_tuning_duration_ms = -1;  ///< -1: keep the context's value
   long long max_tuning_iterations = -1;
-  std::string candidates;              ///< --candidates glob(s), comma-separated; empty: all
-  std::string dtype;                   ///< --dtype override
+  std::string candidates;  ///< --candidates glob(s), comma-separated; empty: all
+  std::string dtype;       ///< --dtype override
   int verbose = -1;
 };
 

@@ -32,14 +32,14 @@ struct ProblemOutcome {
   std::string op_signature;
   std::string params_signature;
   Kind kind = Kind::kFailed;
-  std::string winner;   ///< solution name (tuned, cached)
+  std::string winner;                                            ///< solution name (tuned, cached)
   double time_ms = std::numeric_limits<double>::quiet_NaN();     ///< winner's mean per call
   double default_ms = std::numeric_limits<double>::quiet_NaN();  ///< Default's mean (tuned)
   std::string runner_up;                                         ///< second best (tuned)
   double runner_up_ms = std::numeric_limits<double>::quiet_NaN();
-  double flops = 0;     ///< operations per call
-  std::string note;     ///< "tuned", "tuned (not saved)", "already tuned", or the failure
-  int rank = 0;         ///< worker that handled it
+  double flops = 0;  ///< operations per call
+  std::string note;  ///< "tuned", "tuned (not saved)", "already tuned", or the failure
+  int rank = 0;      ///< worker that handled it
 };
 
 /// Everything a worker sends back.

@@ -45,7 +45,8 @@ Expected<std::unique_ptr<Transport>> make_mpi_transport();
 /// coordinates). A child that exits without a report (crash, kill, exit) yields a report with
 /// rank = job, status kRuntimeError ("job 1 (pid 4242) was killed by signal 9") and nothing
 /// else; its results file may still hold what it tuned (recover_results()).
-std::vector<WorkerReport> run_local_jobs(int jobs, const std::function<WorkerReport(int job)>& worker);
+std::vector<WorkerReport> run_local_jobs(int jobs,
+                                         const std::function<WorkerReport(int job)>& worker);
 
 /// Adds to a failed worker's report what its results file `path` holds for the problems of
 /// `share`: validators, results, and "tuned (recovered from <path>)" outcomes. Returns how

@@ -89,8 +89,9 @@ Expected<std::uint8_t> parse_bucket_dim(std::string_view name);
 Expected<GemmParams> with_dim(const GemmParams& params, std::uint8_t dim_bit, std::int64_t size);
 
 /// The bucket entry's params signature: dynamic_signature(dim_bit) with the dimension's '*'
-/// replaced by the range token "[lo-hi]" (or "[lo-]"), e.g. "tn_4096_[17-128]_4096_ld_4096_4096_4096".
-/// Empty when `dim_bit` is not a dimension of this problem kind (batch of a plain GEMM).
+/// replaced by the range token "[lo-hi]" (or "[lo-]"), e.g.
+/// "tn_4096_[17-128]_4096_ld_4096_4096_4096". Empty when `dim_bit` is not a dimension of this
+/// problem kind (batch of a plain GEMM).
 std::string bucket_signature(const GemmParams& params, std::uint8_t dim_bit, const Bucket& bucket);
 
 /// One bucket entry to write once its representative is tuned.

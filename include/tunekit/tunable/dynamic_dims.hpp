@@ -23,7 +23,8 @@ enum DynamicDim : std::uint8_t {
 using DynamicDimsMask = std::uint8_t;
 
 /// All defined bits.
-inline constexpr DynamicDimsMask kAllDynamicDims = kDynamicM | kDynamicN | kDynamicK | kDynamicBatch;
+inline constexpr DynamicDimsMask kAllDynamicDims =
+    kDynamicM | kDynamicN | kDynamicK | kDynamicBatch;
 
 /// Parses a mask: a number 0..15, or letters from "MNKB" (either case), optionally separated by
 /// ',', '|', '+' or spaces ("M", "m,n", "MNKB", "batch" is also accepted for B); "" and "none"

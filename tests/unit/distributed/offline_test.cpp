@@ -1,14 +1,15 @@
 // Unit tests of the distributed layer: report wire form, file patterns, round-robin shares,
 // _full file names, gathering (validator disagreement, failed ranks) and local jobs that crash.
+#include "tunekit/distributed/offline.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
-#include "tunekit/distributed/offline.hpp"
 #include "tunekit/distributed/transport.hpp"
 
 namespace tunekit::distributed {
@@ -101,7 +102,8 @@ TEST(Patterns, ExpandGlobsAndNameWhatIsMissing) {
   ASSERT_TRUE(one_char.has_value());
   EXPECT_EQ(*one_char, (std::vector<std::string>{dir.file("tunekit_untuned0.csv"),
                                                  dir.file("tunekit_untuned1.csv")}));
-  auto star = expand_file_patterns({dir.file("tunekit_untuned*.csv"), dir.file("tunekit_untuned0.csv")});
+  auto star =
+      expand_file_patterns({dir.file("tunekit_untuned*.csv"), dir.file("tunekit_untuned0.csv")});
   ASSERT_TRUE(star.has_value());
   EXPECT_EQ(star->size(), 3u);  // duplicates dropped
   auto none = expand_file_patterns({dir.file("nothing?.csv")});
@@ -223,12 +225,13 @@ TEST(LocalJobs, ReportsComeBackInOrderAndADeadJobIsNamedAndRecovered) {
   ASSERT_EQ(dead.outcomes.size(), 1u);
   EXPECT_NE(dead.outcomes[0].note.find("recovered"), std::string::npos);
   EXPECT_EQ(dead.validators.size(), 2u);
-  const GatherSummary s = gather_reports(
-      {reports[0], dead, reports[2]},
-      {{"GemmTunableOp_float_NN", "p0"}, {"GemmTunableOp_float_NN", "p1"},
-       {"GemmTunableOp_float_NN", "p2"}, {"GemmTunableOp_float_NN", "p3"},
-       {"GemmTunableOp_float_NN", "p4"}},
-      3);
+  const GatherSummary s = gather_reports({reports[0], dead, reports[2]},
+                                         {{"GemmTunableOp_float_NN", "p0"},
+                                          {"GemmTunableOp_float_NN", "p1"},
+                                          {"GemmTunableOp_float_NN", "p2"},
+                                          {"GemmTunableOp_float_NN", "p3"},
+                                          {"GemmTunableOp_float_NN", "p4"}},
+                                         3);
   EXPECT_EQ(s.failed_ranks, (std::vector<int>{1}));
   ASSERT_EQ(s.results.size(), 1u);  // the dead job's complete result is merged
   EXPECT_EQ(s.results[0].params_signature, "p1");

@@ -85,7 +85,8 @@ class GemmDynamicDims : public ::testing::TestWithParam<const char*> {
     ctx_->set_max_tuning_iterations(2);
     CandidateList<GemmParams> chosen;
     for (auto& c : ops::make_gemm_candidates()) {
-      if (c->name() == "Default" || c->name() == "eigen" || c->name() == "openblas[core=skylakex]") {
+      if (c->name() == "Default" || c->name() == "eigen" ||
+          c->name() == "openblas[core=skylakex]") {
         chosen.push_back(std::move(c));
       }
     }
@@ -145,8 +146,7 @@ TEST_P(GemmDynamicDims, TuningOnStoresWildcardsFollowingTheLdRules) {
   }
   const std::string lda = ta_ == 'n' ? "*" : "29";
   const std::string ldb = tb_ == 'n' ? "29" : "23";
-  const std::string m_wild =
-      fmt::format("{}{}_*_23_29_ld_{}_{}_*", ta_, tb_, lda, ldb);
+  const std::string m_wild = fmt::format("{}{}_*_23_29_ld_{}_{}_*", ta_, tb_, lda, ldb);
   auto wild = ctx_->results_manager().lookup(op_sig(), m_wild);
   ASSERT_TRUE(wild.has_value()) << m_wild;
   EXPECT_EQ(wild->solution, ctx_->results_manager().lookup(op_sig(), m41.p.signature())->solution);
@@ -226,14 +226,14 @@ TEST(GemmWildcardFallback, TheMostSpecificEntryWinsAndABucketBeatsAPlainWildcard
   ctx.enable_tuning(false);
   ctx.enable_wildcard_fallback(true);
   // File order: a broad wildcard, then a bucket entry, then an unrelated bucket.
-  ASSERT_TRUE(ctx.add_result({"GemmTunableOp_float_TN", "tn_64_*_96_ld_96_96_64", "eigen", 1, ""})
-                  .value());
+  ASSERT_TRUE(
+      ctx.add_result({"GemmTunableOp_float_TN", "tn_64_*_96_ld_96_96_64", "eigen", 1, ""}).value());
   ASSERT_TRUE(ctx.add_result({"GemmTunableOp_float_TN", "tn_64_[5-16]_96_ld_96_96_64",
                               "openblas[core=skylakex]", 1, ""})
                   .value());
-  ASSERT_TRUE(ctx.add_result({"GemmTunableOp_float_TN", "tn_64_[17-]_96_ld_96_96_64", "Default",
-                              1, ""})
-                  .value());
+  ASSERT_TRUE(
+      ctx.add_result({"GemmTunableOp_float_TN", "tn_64_[17-]_96_ld_96_96_64", "Default", 1, ""})
+          .value());
   CandidateList<GemmParams> chosen;
   for (auto& c : ops::make_gemm_candidates()) {
     if (c->name() == "Default" || c->name() == "eigen" || c->name() == "openblas[core=skylakex]") {

@@ -16,8 +16,8 @@ namespace {
 const std::string kShared = TUNEKIT_SHARED_DATA_DIR;
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tunekit_offline_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("tunekit_offline_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << text;
@@ -50,9 +50,9 @@ TEST(GemmProblems, ReadsTheRealUpstreamFilesIncludingForeignValidatorsAndOldSign
   EXPECT_EQ(set.problems[8].params.signature(), "nt_25088_4096_64_ld_25088_4096_25088");
 
   GemmProblemSet workloads;
-  for (const char* f : {"workloads/llama2-7b_float_untuned.csv",
-                        "workloads/llama3-8b_float_untuned.csv",
-                        "workloads/bert-base_float_untuned.csv"}) {
+  for (const char* f :
+       {"workloads/llama2-7b_float_untuned.csv", "workloads/llama3-8b_float_untuned.csv",
+        "workloads/bert-base_float_untuned.csv"}) {
     ASSERT_TRUE(read_gemm_problems(kShared + "/" + f, workloads).is_ok()) << f;
   }
   EXPECT_EQ(workloads.problems.size(), 16u + 15u + 9u - 1u);  // llama3's 4096^2 q_proj at 1 token
@@ -165,8 +165,8 @@ TEST(Buckets, RepresentativesAndBucketSignatures) {
   ASSERT_EQ(plan.entries.size(), 16u);
   EXPECT_EQ(plan.entries[1].bucket_params_signature, "tn_4096_[2-16]_4096_ld_4096_4096_4096");
   EXPECT_EQ(plan.entries[1].representative_signature, "tn_4096_16_4096_ld_4096_4096_4096");
-  EXPECT_TRUE(wildcard_match(plan.entries[2].bucket_params_signature,
-                             "tn_4096_64_4096_ld_4096_4096_4096"));
+  EXPECT_TRUE(
+      wildcard_match(plan.entries[2].bucket_params_signature, "tn_4096_64_4096_ld_4096_4096_4096"));
 }
 
 }  // namespace

@@ -271,8 +271,8 @@ TEST(Untuned, ConcurrentProcessesRecordEveryLineWhole) {
     if (pid == 0) {
       UntunedRecorder recorder;
       for (int i = 0; i < kLines; ++i) {
-        const std::string params = "nn_" + std::to_string(p) + "_" + std::to_string(i) +
-                                   "_7_ld_100_100_100";
+        const std::string params =
+            "nn_" + std::to_string(p) + "_" + std::to_string(i) + "_7_ld_100_100_100";
         if (!recorder.record("GemmTunableOp_float_NN", params, "", path)) ::_exit(1);
         if (!recorder.record("GemmTunableOp_float_NN", params, "", path)) ::_exit(1);  // dedup
       }
