@@ -128,6 +128,22 @@ std::vector<Record> pick_best(std::span<const Record> records) {
   return out;
 }
 
+Expected<std::size_t> resume_from_log(Tuner& tuner, const std::string& path) {
+  auto all = load_records(path);
+  if (!all) return all.status();
+  const auto task = tuner.task_ptr();
+  const std::string key = encode_python_json(nlohmann::ordered_json::array(
+      {task->name, nlohmann::ordered_json::parse(task->args.dump())}));
+  std::vector<Record> mine;
+  for (auto& r : *all) {
+    if (r.workload_key() == key) mine.push_back(std::move(r));
+  }
+  TUNEKIT_RETURN_IF_ERROR(check_resumable(mine, *task->space, path));
+  const auto trials = records_to_trials(mine, task);
+  tuner.load_history(trials);
+  return trials.size();
+}
+
 Status write_records(const std::string& path, std::span<const Record> records) {
   const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
   {

@@ -549,6 +549,31 @@ std::vector<Config> ConfigSpace::neighbours(const Config& config, NeighbourKind 
   return out;
 }
 
+Status ConfigSpace::fallback_split(KnobVector& knobs, std::string_view name,
+                                   std::span<const std::int64_t> max_sizes) const {
+  auto k = find_knob(name);
+  if (!k || knobs_[*k].kind != KnobKind::kSplit) {
+    return Status(StatusCode::kNotFound, fmt::format("fallback_split: no split knob '{}'", name));
+  }
+  const Knob& knob = knobs_[*k];
+  const auto length = knob.definition.value("length", std::int64_t{0});
+  auto sizes = tunekit::fallback_split(length, max_sizes);
+  if (!sizes) return sizes.status();
+  for (std::uint32_t e = 0; e < knob.entities.size(); ++e) {
+    const auto& ent = knob.entities[e];
+    if (ent.size() != sizes->size()) continue;
+    bool same = true;
+    for (std::size_t i = 1; i < sizes->size() && same; ++i) same = ent[i].get<std::int64_t>() == (*sizes)[i];
+    if (same) {
+      if (knobs.size() != knobs_.size()) knobs.assign(knobs_.size(), 0);
+      knobs[*k] = e;
+      return Status::ok();
+    }
+  }
+  return Status(StatusCode::kNotFound,
+                fmt::format("fallback_split: sizes {} are not an entity of split '{}'", nlohmann::json(*sizes).dump(), name));
+}
+
 // ---------------- features, JSON, hash ----------------
 
 std::vector<float> ConfigSpace::flatten_feature(std::span<const std::uint32_t> knobs) const {

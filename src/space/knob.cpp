@@ -247,6 +247,27 @@ Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t le
   return out;
 }
 
+Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length, std::span<const std::int64_t> max_sizes) {
+  if (max_sizes.empty()) return invalid("fallback_split: empty max_sizes");
+  if (length < 1) return invalid(fmt::format("fallback_split: axis length must be >= 1, got {}", length));
+  std::vector<std::int64_t> out(max_sizes.size(), 1);
+  std::int64_t remaining = length;
+  for (std::size_t i = max_sizes.size() - 1; i >= 1; --i) {
+    const std::int64_t limit = max_sizes[i] < 0 ? remaining : max_sizes[i];
+    std::int64_t best = 0;
+    for (std::int64_t d : divisors(remaining)) {
+      if (d <= limit) best = d;
+    }
+    if (best < 1) {
+      return invalid(fmt::format("fallback_split: no divisor of {} is <= {} (output {})", remaining, limit, i));
+    }
+    out[i] = best;
+    remaining /= best;
+  }
+  out[0] = remaining;
+  return out;
+}
+
 Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes, const ReorderOptions& options) {
   if (num_axes < 1) return invalid(fmt::format("reorder: need >= 1 axis, got {}", num_axes));
   std::vector<int> identity(static_cast<std::size_t>(num_axes));

@@ -58,6 +58,13 @@ std::vector<Record> top_k(std::span<const Record> records, const std::string& wo
 /// once.
 std::vector<Record> pick_best(std::span<const Record> records);
 
+/// Resumes `tuner` from the records of its task (same task name and args) in the log at
+/// `path`: refuses them when any was written for another definition of the config space
+/// (check_resumable), else feeds them to Tuner::load_history, so they are neither measured nor
+/// proposed again. Returns the number of trials loaded.
+/// Errors: kIoError / kParseError from load_records; kInvalidArgument from check_resumable.
+Expected<std::size_t> resume_from_log(Tuner& tuner, const std::string& path);
+
 /// Writes `records` to `path` (replacing it) through a temporary file and a rename, so a reader
 /// never sees a truncated file. Errors: kIoError.
 Status write_records(const std::string& path, std::span<const Record> records);

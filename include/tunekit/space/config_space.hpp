@@ -208,6 +208,12 @@ class ConfigSpace {
   /// Valid neighbours of `config`, knob by knob, in definition order.
   std::vector<Config> neighbours(const Config& config, NeighbourKind kind = NeighbourKind::kHamming) const;
 
+  /// AutoTVM FallbackConfigEntity.fallback_split: sets split knob `name` in `knobs` to the entity
+  /// whose sizes (after the first) equal fallback_split(length, max_sizes).
+  /// Errors: kNotFound (no such split knob, or the sizes are not an entity of it), and those of
+  /// fallback_split.
+  Status fallback_split(KnobVector& knobs, std::string_view name, std::span<const std::int64_t> max_sizes) const;
+
   // ---- features, JSON, identity ----
 
   /// upstream get_flatten_feature: split sizes, reorder permutations, an 11-long one-hot per

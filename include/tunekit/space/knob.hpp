@@ -101,6 +101,14 @@ Expected<std::vector<std::int64_t>> split_factor_list(std::int64_t length, std::
 Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t length,
                                                                  const SplitOptions& options);
 
+/// AutoTVM fallback_split: split sizes for an axis of `length` under per-output limits
+/// (`max_sizes[0]` is ignored; -1 = no limit). Works from the last output to the first, taking
+/// the largest divisor of the remaining length that is <= the limit; the first output takes
+/// what remains. Example: 128 with [-1, 8, 4] -> [4, 8, 4]; 49 -> [7, 7, 1].
+/// Errors: kInvalidArgument when no divisor fits a limit (e.g. a limit < 1) or max_sizes is empty.
+/// Source: autotvm.md §2.7.
+Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length, std::span<const std::int64_t> max_sizes);
+
 /// Permutations of define_reorder over `num_axes` axes (axis indices 0..n-1).
 /// Errors: kInvalidArgument for an unknown policy, a bad interval, or a bad candidate.
 Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes, const ReorderOptions& options);

@@ -215,13 +215,26 @@ TEST(Resume, TuneLogAndResumeWithoutRemeasuring) {
   ASSERT_EQ(trials.size(), 30u);
   auto runner = std::make_shared<SimulatedRunner>(shared);
   Tuner resumed(task, make_strategy("random").value(), 3);
-  resumed.load_history(trials);
+  auto loaded = resume_from_log(resumed, path);
+  ASSERT_TRUE(loaded) << loaded.status().to_string();
+  EXPECT_EQ(*loaded, 30u);
   TuneOptions more;
   more.n_trial = 10;
   more.measure.runner = runner;
   resumed.tune(more);
   EXPECT_EQ(resumed.trials().size(), 40u);
   EXPECT_EQ(runner->evaluations(), 10u);  // the 30 logged configurations were not measured again
+
+  // The same log cannot resume a tuner over another definition of the space.
+  auto other_space = std::make_shared<ConfigSpace>(*shared->space());
+  ASSERT_TRUE(other_space->add_restriction("block_size_x >= 32"));
+  auto other_task = std::make_shared<Task>(*task);
+  other_task->space = other_space;
+  Tuner refused(other_task, make_strategy("random").value(), 3);
+  auto r = resume_from_log(refused, path);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("another definition of the config space"), std::string::npos);
   std::remove(path.c_str());
 }
 

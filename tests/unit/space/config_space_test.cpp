@@ -84,6 +84,22 @@ TEST(Split, CandidateMaxFactorFilterAndErrors) {
   EXPECT_FALSE(enumerate_split(64, zero));
 }
 
+TEST(Split, FallbackSplitVectors) {
+  const std::vector<std::int64_t> limits{-1, 8, 4};
+  EXPECT_EQ(*fallback_split(128, limits), (std::vector<std::int64_t>{4, 8, 4}));
+  EXPECT_EQ(*fallback_split(49, limits), (std::vector<std::int64_t>{7, 7, 1}));
+  const std::vector<std::int64_t> bad{-1, 0};
+  EXPECT_FALSE(fallback_split(16, bad));
+  ConfigSpace s;
+  SplitOptions o;
+  o.num_outputs = 3;
+  ASSERT_TRUE(s.define_split("tile", 128, o));
+  KnobVector knobs(1, 0);
+  ASSERT_TRUE(s.fallback_split(knobs, "tile", limits));
+  EXPECT_EQ(s.config_of(knobs)["tile"], nlohmann::json({-1, 8, 4}));
+  EXPECT_EQ(s.fallback_split(knobs, "nope", limits).code(), StatusCode::kNotFound);
+}
+
 TEST(Reorder, Policies) {
   ReorderOptions all;
   EXPECT_EQ(enumerate_reorder(3, all)->size(), 6u);
