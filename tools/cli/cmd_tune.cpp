@@ -232,8 +232,9 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
     std::printf("\n");
     for (const std::string& m : summary.messages) std::printf("%s\n", m.c_str());
   }
-  std::printf("\nper-rank results: %s ... %s\n", distributed::worker_results_name(base, 0).c_str(),
-              distributed::worker_results_name(base, ranks - 1).c_str());
+  std::printf("\nper-rank results: %s", distributed::worker_results_name(base, 0).c_str());
+  if (ranks > 1) std::printf(" ... %s", distributed::worker_results_name(base, ranks - 1).c_str());
+  std::printf("\n");
   if (!s.is_ok()) throw CommandFailure{kExitFailure, s.message()};
   std::printf("gathered results (%zu, from %zu rank(s) with matching validators): %s",
               summary.results.size(), summary.merged_ranks.size(), written.front().c_str());
