@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -54,6 +55,24 @@ GemmWorkspace::Buffer GemmWorkspace::allocate(std::size_t bytes) {
       static_cast<unsigned char*>(std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment)));
 }
 
+/// Bytes a caller's operand view really addresses: ld * (cols - 1) + rows elements per matrix,
+/// plus (batch - 1) strides. Copying more could read past the end of an exactly sized buffer
+/// (a sub-matrix view or the last matrix of a batch), so copies take only this much and the rest
+/// of the workspace buffer is zeroed.
+static std::size_t view_bytes(std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                              std::int64_t stride, std::int64_t batch, std::size_t elem,
+                              std::size_t cap) {
+  if (rows <= 0 || cols <= 0) return 0;
+  std::int64_t elems = ld * (cols - 1) + rows;
+  if (batch > 1) elems += stride * (batch - 1);
+  return std::min(cap, static_cast<std::size_t>(elems) * elem);
+}
+
+static void copy_view(void* dst, const void* src, std::size_t view, std::size_t total) {
+  std::memcpy(dst, src, view);
+  if (total > view) std::memset(static_cast<unsigned char*>(dst) + view, 0, total - view);
+}
+
 Expected<std::unique_ptr<GemmWorkspace>> GemmWorkspace::create(const GemmParams& params,
                                                                std::size_t copies,
                                                                bool random_fill_operands,
@@ -80,6 +99,16 @@ Expected<std::unique_ptr<GemmWorkspace>> GemmWorkspace::create(const GemmParams&
   const std::size_t bias_bytes = params.bias_bytes();
   const std::size_t in_elem = element_bytes(params.dtype);
   const std::size_t out_elem = output_element_bytes(params.dtype);
+  const bool batched = params.kind == GemmKind::kStridedBatched;
+  const std::int64_t nb = batched ? params.batch : 1;
+  const std::size_t a_view = view_bytes(params.transa == 'n' ? params.m : params.k,
+                                        params.transa == 'n' ? params.k : params.m, params.lda,
+                                        params.stride_a, nb, in_elem, a_bytes);
+  const std::size_t b_view = view_bytes(params.transb == 'n' ? params.k : params.n,
+                                        params.transb == 'n' ? params.n : params.k, params.ldb,
+                                        params.stride_b, nb, in_elem, b_bytes);
+  const std::size_t c_view =
+      view_bytes(params.m, params.n, params.ldc, params.stride_c, nb, out_elem, c_bytes);
 
   ws->c_initial_ = allocate(c_bytes);
   if (!ws->c_initial_) {
@@ -89,7 +118,7 @@ Expected<std::unique_ptr<GemmWorkspace>> GemmWorkspace::create(const GemmParams&
   if (random_fill_operands) {
     random_fill(ws->c_initial_.get(), c_bytes, out_elem, seed, 3);
   } else if (params.c != nullptr) {
-    std::memcpy(ws->c_initial_.get(), params.c, c_bytes);
+    copy_view(ws->c_initial_.get(), params.c, c_view, c_bytes);
   } else {
     std::memset(ws->c_initial_.get(), 0, c_bytes);
   }
@@ -113,8 +142,8 @@ Expected<std::unique_ptr<GemmWorkspace>> GemmWorkspace::create(const GemmParams&
       random_fill(b.get(), b_bytes, in_elem, seed, 2);
       if (bias_bytes) random_fill(bias.get(), bias_bytes, out_elem, seed, 4);
     } else {
-      std::memcpy(a.get(), params.a, a_bytes);
-      std::memcpy(b.get(), params.b, b_bytes);
+      copy_view(a.get(), params.a, a_view, a_bytes);
+      copy_view(b.get(), params.b, b_view, b_bytes);
       if (bias_bytes) std::memcpy(bias.get(), params.bias, bias_bytes);
     }
     std::memcpy(c.get(), ws->c_initial_.get(), c_bytes);
