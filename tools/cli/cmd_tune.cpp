@@ -430,12 +430,12 @@ void register_tune_commands(CLI::App& app) {
 
   auto g = std::make_shared<GemmArgs>();
   CLI::App* gc = app.add_subcommand("gemm", "tune (or look up) one GEMM problem");
-  gc->add_option("--m", g->m, "rows of op(A) and C")->required()->check(CLI::PositiveNumber);
-  gc->add_option("--n", g->n, "columns of op(B) and C")->required()->check(CLI::PositiveNumber);
-  gc->add_option("--k", g->k, "inner dimension")->required()->check(CLI::PositiveNumber);
+  gc->add_option("--m", g->m, "rows of op(A) and C")->required()->check(tunekit::cli::positive_integer());
+  gc->add_option("--n", g->n, "columns of op(B) and C")->required()->check(tunekit::cli::positive_integer());
+  gc->add_option("--k", g->k, "inner dimension")->required()->check(tunekit::cli::positive_integer());
   gc->add_option("--trans", g->trans, "transposes of A and B, BLAS frame (nn, nt, tn, tt)")
       ->check(CLI::IsMember({"nn", "nt", "tn", "tt", "NN", "NT", "TN", "TT"}));
-  gc->add_option("--batch", g->batch, "strided-batched count")->check(CLI::PositiveNumber);
+  gc->add_option("--batch", g->batch, "strided-batched count")->check(tunekit::cli::positive_integer());
   gc->add_flag("--bias", g->bias, "GEMM with a bias vector (GemmAndBias)");
   gc->add_option("--dtype", g->flags.dtype, "float, double or bf16");
   add_tune_flags(gc, g->flags);

@@ -17,6 +17,44 @@ struct CommandFailure {
   std::string message;
 };
 
+/// CLI11 check: a whole decimal number >= 0 ("--threads: 'abc' is not a whole number >= 0").
+inline CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long long value = -1;
+        try {
+          value = std::stoll(text, &used);
+        } catch (...) {
+          used = 0;
+        }
+        if (used != text.size() || text.empty() || value < 0) {
+          return "'" + text + "' is not a whole number >= 0";
+        }
+        return {};
+      },
+      "INT>=0", "non_negative_integer");
+}
+
+/// CLI11 check: a whole decimal number >= 1.
+inline CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long long value = 0;
+        try {
+          value = std::stoll(text, &used);
+        } catch (...) {
+          used = 0;
+        }
+        if (used != text.size() || text.empty() || value < 1) {
+          return "'" + text + "' is not a whole number >= 1";
+        }
+        return {};
+      },
+      "INT>=1", "positive_integer");
+}
+
 }  // namespace tunekit::cli
 
 void register_tune_commands(CLI::App& app);

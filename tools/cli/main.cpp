@@ -40,8 +40,16 @@ int main(int argc, char** argv) {
   register_log_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, like every other error of the program.
+    std::fprintf(stderr, "tunekit: %s (see --help)\n", e.what());
+    return tunekit::cli::kExitUsage;
   } catch (const tunekit::cli::CommandFailure& f) {
     std::fprintf(stderr, "tunekit: %s\n", f.message.c_str());
     return f.code;

@@ -19,14 +19,14 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& flags) {
   cmd->add_option("--results", flags.results,
                   "results file to read and append to (default: tunekit_results0.csv or "
                   "TUNEKIT_FILENAME)");
-  cmd->add_option("--threads", flags.threads, "threads for every library (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threads", flags.threads, "threads for every library (0 or unset: all usable cores)")
+      ->check(tunekit::cli::non_negative_integer());
   cmd->add_option("--max-tuning-duration-ms", flags.max_tuning_duration_ms,
                   "tuning time budget per candidate in ms (default 30; 0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tunekit::cli::non_negative_integer());
   cmd->add_option("--max-tuning-iterations", flags.max_tuning_iterations,
                   "timed calls per candidate at most (default 100; 0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(tunekit::cli::non_negative_integer());
   cmd->add_option("--candidates", flags.candidates,
                   "comma-separated name globs of candidates to tune, e.g. 'blis*,onednn*' "
                   "(Default is always timed as the reference)");
