@@ -31,6 +31,8 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       else if (k == "trees") a.forest.trees = v.get<std::size_t>();
       else if (k == "max_depth") a.forest.max_depth = a.xgb.max_depth = v.get<int>();
       else if (k == "feature_fraction") a.forest.feature_fraction = v.get<double>();
+      else if (k == "interactions") a.interactions = v.get<bool>();
+      else if (k == "stagnation") a.stagnation = v.get<std::size_t>();
       else {
         return Status(StatusCode::kInvalidArgument,
                       fmt::format("auto: unknown setting '{}' (accepted: initial, model, acquisition, ts_trees, "
@@ -72,6 +74,14 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   fitted_at_ = 0;
   fitted_ = false;
   best_y_ = 0.0;
+  best_score_ = 0.0;
+  since_best_ = 0;
+  varying_.clear();
+  for (std::size_t k = 0; k < space.knob_count(); ++k) {
+    const Knob& knob = space.knob(k);
+    const bool numeric = std::all_of(knob.values.begin(), knob.values.end(), [](const ExprValue& v) { return v.is_number(); });
+    if (knob.kind == KnobKind::kOther && knob.size() > 1 && numeric) varying_.push_back(k);
+  }
   return Status::ok();
 }
 
@@ -81,7 +91,16 @@ const std::vector<float>& AutoStrategy::features(std::uint64_t index, const Knob
   auto it = feature_cache_.find(index);
   if (it != feature_cache_.end()) return it->second;
   if (feature_cache_.size() > 200000) feature_cache_.clear();
-  return feature_cache_.emplace(index, space_->flatten_feature(knobs)).first->second;
+  std::vector<float> f = space_->flatten_feature(knobs);
+  if (settings_.interactions) {
+    for (std::size_t a = 0; a < varying_.size(); ++a) {
+      const double va = space_->knob(varying_[a]).values[knobs[varying_[a]]].number;
+      for (std::size_t b = a + 1; b < varying_.size(); ++b) {
+        f.push_back(static_cast<float>(va * space_->knob(varying_[b]).values[knobs[varying_[b]]].number));
+      }
+    }
+  }
+  return feature_cache_.emplace(index, std::move(f)).first->second;
 }
 
 std::optional<Config> AutoStrategy::random_unvisited() {
@@ -171,7 +190,7 @@ std::vector<double> AutoStrategy::scores_of(const FeatureMatrix& x) {
 std::optional<Config> AutoStrategy::pick(const std::vector<Config>& pool) {
   if (pool.empty()) return std::nullopt;
   FeatureMatrix x;
-  x.cols = space_->feature_length();
+  x.cols = features(pool.front().index(), pool.front().knobs()).size();
   x.data.reserve(pool.size() * x.cols);
   for (const auto& c : pool) {
     const auto& f = features(c.index(), c.knobs());
@@ -194,7 +213,8 @@ std::optional<Config> AutoStrategy::global_pick() {
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return scores_[a] > scores_[b]; });
   std::vector<Config> pool;
   std::unordered_set<std::uint64_t> in_pool;
-  for (std::size_t i = 0; i < std::min(settings_.top_k, order.size()); ++i) {
+  const bool stagnating = settings_.stagnation > 0 && since_best_ >= settings_.stagnation;
+  for (std::size_t i = 0; i < std::min(stagnating ? 0 : settings_.top_k, order.size()); ++i) {
     if (!(scores_[order[i]] > 0.0)) break;
     for (auto& c : space_->neighbours(space_->config_of(xs_[order[i]]))) {
       if (!visited_.count(c.index()) && in_pool.insert(c.index()).second) pool.push_back(std::move(c));
@@ -228,6 +248,12 @@ void AutoStrategy::update(std::span<const Trial> trials) {
     xs_.push_back(t.config.knobs());
     scores_.push_back(t.score);
     visited_.insert(t.config.index());
+    if (t.score > best_score_) {
+      best_score_ = t.score;
+      since_best_ = 0;
+    } else {
+      ++since_best_;
+    }
   }
   const std::size_t n = xs_.size();
   if (n < settings_.initial) return;

@@ -36,10 +36,17 @@ struct AutoSettings {
   /// ("log") or 0.
   std::string target = "log";
   double failure_penalty = 1.0;
+  /// Add the products of every pair of non-constant knob values to the model's features
+  /// (tile and block sizes interact through their products: threads, tile footprints).
+  bool interactions = false;
   /// Random valid configurations added to the candidates at every step.
   std::size_t pool_random = 256;
   /// The Hamming neighbourhoods of this many best configurations join the candidates.
   std::size_t top_k = 1;
+  /// After this many trials without a new best, the neighbourhood leaves the candidates until
+  /// the next improvement, so the model's picks come from the random pool only and a local
+  /// optimum cannot hold the search (0 = never).
+  std::size_t stagnation = 0;
   /// Probability of measuring a random unvisited configuration instead of the model's pick.
   double epsilon = 0.05;
   /// Refit after every trial until this many trials, then every n / refit_divisor trials, so
@@ -98,6 +105,9 @@ class AutoStrategy : public SearchStrategy {
   std::unordered_map<std::uint64_t, std::vector<float>> feature_cache_;
   std::size_t fitted_at_ = 0;
   bool fitted_ = false;
+  std::vector<std::size_t> varying_;
+  double best_score_ = 0.0;
+  std::size_t since_best_ = 0;  // non-constant numeric "ot" knobs (for interactions)
   std::optional<Config> pick(const std::vector<Config>& pool);
   std::optional<Config> global_pick();
 };
