@@ -31,13 +31,16 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       else if (k == "trees") a.forest.trees = v.get<std::size_t>();
       else if (k == "max_depth") a.forest.max_depth = a.xgb.max_depth = v.get<int>();
       else if (k == "feature_fraction") a.forest.feature_fraction = v.get<double>();
+      else if (k == "min_samples_leaf") a.forest.min_samples_leaf = v.get<std::size_t>();
+      else if (k == "refresh_trees") a.refresh_trees = v.get<std::size_t>();
+      else if (k == "min_samples_split") a.forest.min_samples_split = v.get<std::size_t>();
       else if (k == "interactions") a.interactions = v.get<bool>();
       else if (k == "stagnation") a.stagnation = v.get<std::size_t>();
       else {
         return Status(StatusCode::kInvalidArgument,
                       fmt::format("auto: unknown setting '{}' (accepted: initial, model, acquisition, ts_trees, "
                                   "target, failure_penalty, pool_random, top_k, epsilon, refit_every_until, "
-                                  "refit_divisor, trees, max_depth, feature_fraction)", k));
+                                  "refit_divisor, trees, max_depth, feature_fraction, min_samples_leaf, min_samples_split, refresh_trees, interactions, stagnation)", k));
       }
     }
   } catch (const nlohmann::json::exception& e) {
@@ -142,7 +145,7 @@ void AutoStrategy::refit() {
   for (std::size_t i = 0; i < xs_.size(); ++i) x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
   Status st;
   if (settings_.model == "forest") {
-    st = forest_->fit(x, y);
+    st = settings_.refresh_trees ? forest_->refresh(x, y, settings_.refresh_trees) : forest_->fit(x, y);
   } else {
     // Bootstrap resample as weights: each fit is a plausible model (Thompson-style).
     std::vector<double> w(xs_.size(), 0.0);

@@ -13,11 +13,12 @@ namespace tunekit {
 namespace {
 
 struct Builder {
-  const std::vector<std::uint16_t>& bins;  // rows x cols
+  const std::vector<std::uint16_t>& bins;  // column-major: bins[f * rows + r]
   const std::vector<std::vector<float>>& cuts;  // per feature: thresholds between bins
   std::span<const double> y;
   std::span<const double> w;
-  std::size_t cols;
+  std::span<const double> wy;  // w * y per row
+  std::size_t n_rows;
   const ForestSettings& s;
   Rng& rng;
   std::vector<std::size_t> features;  // features with at least one cut
@@ -28,7 +29,7 @@ struct Builder {
     double sw = 0.0, sy = 0.0;
     for (std::size_t i = begin; i < end; ++i) {
       sw += w[rows[i]];
-      sy += w[rows[i]] * y[rows[i]];
+      sy += wy[rows[i]];
     }
     const auto id = static_cast<std::int32_t>(tree.size());
     tree.emplace_back();
@@ -52,20 +53,19 @@ struct Builder {
     for (std::size_t k = 0; k < mtry; ++k) {
       const std::size_t f = features[k];
       const std::size_t nb = cuts[f].size() + 1;
-      hist_sum.assign(nb, 0.0);
-      hist_w.assign(nb, 0.0);
+      std::fill_n(hist_sum.begin(), nb, 0.0);
+      std::fill_n(hist_w.begin(), nb, 0.0);
+      const std::uint16_t* column = bins.data() + f * n_rows;
       for (std::size_t i = begin; i < end; ++i) {
         const std::uint32_t r = rows[i];
-        const std::uint16_t b = bins[r * cols + f];
-        hist_sum[b] += w[r] * y[r];
+        const std::uint16_t b = column[r];
+        hist_sum[b] += wy[r];
         hist_w[b] += w[r];
       }
       double lw = 0.0, ls = 0.0;
-      std::size_t lcount = 0;
       for (std::size_t b = 0; b + 1 < nb; ++b) {
         lw += hist_w[b];
         ls += hist_sum[b];
-        lcount += hist_w[b] > 0;
         const double rw = sw - lw, rs = sy - ls;
         if (lw < static_cast<double>(s.min_samples_leaf) || rw < static_cast<double>(s.min_samples_leaf)) continue;
         const double gain = ls * ls / lw + rs * rs / rw - base;
@@ -78,7 +78,7 @@ struct Builder {
     }
     if (best_gain <= 0.0) return id;
     auto mid = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
-                              [&](std::uint32_t r) { return bins[r * cols + best_f] <= best_b; });
+                              [&](std::uint32_t r) { return bins[best_f * n_rows + r] <= best_b; });
     const auto split = static_cast<std::size_t>(mid - rows.begin());
     if (split == begin || split == end) return id;
     const std::int32_t left = build(tree, rows, begin, split, depth + 1);
@@ -96,6 +96,21 @@ struct Builder {
 
 Status ForestModel::fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
                         std::span<const double> weights) {
+  trees_.assign(settings_.trees, Tree{});
+  next_tree_ = 0;
+  return build(x, y, base_margin, weights, 0, settings_.trees);
+}
+
+Status ForestModel::refresh(const FeatureMatrix& x, std::span<const double> y, std::size_t count) {
+  if (trees_.size() != settings_.trees || x.cols != cols_) return fit(x, y);
+  count = std::clamp<std::size_t>(count, 1, trees_.size());
+  const std::size_t first = next_tree_;
+  next_tree_ = (next_tree_ + count) % trees_.size();
+  return build(x, y, {}, {}, first, count);
+}
+
+Status ForestModel::build(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
+                          std::span<const double> weights, std::size_t first, std::size_t count) {
   if (x.rows == 0 || x.rows != y.size() || x.data.size() != x.rows * x.cols ||
       (!base_margin.empty() && base_margin.size() != x.rows) || (!weights.empty() && weights.size() != x.rows)) {
     return Status(StatusCode::kInvalidArgument,
@@ -129,18 +144,25 @@ Status ForestModel::fit(const FeatureMatrix& x, std::span<const double> y, std::
     for (std::size_t b = 0; b + 1 < uniq.size(); ++b) cuts[f].push_back(0.5f * (uniq[b] + uniq[b + 1]));
     for (std::size_t r = 0; r < n; ++r) {
       const float value = x.data[r * cols + f];
-      bins[r * cols + f] =
+      bins[f * n + r] =
           static_cast<std::uint16_t>(std::lower_bound(cuts[f].begin(), cuts[f].end(), value) - cuts[f].begin());
     }
   }
   Rng rng(settings_.seed * 0x9E3779B97F4A7C15ULL + ++fit_count_);
-  Builder b{bins, cuts, target, w, cols, settings_, rng, {}, {}, {}};
+  std::vector<double> wy(n);
+  for (std::size_t r = 0; r < n; ++r) wy[r] = w[r] * target[r];
+  Builder b{bins, cuts, target, w, wy, n, settings_, rng, {}, {}, {}};
+  std::size_t widest = 1;
   for (std::size_t f = 0; f < cols; ++f) {
     if (!cuts[f].empty()) b.features.push_back(f);
+    widest = std::max(widest, cuts[f].size() + 1);
   }
-  trees_.assign(settings_.trees, Tree{});
+  b.hist_sum.resize(widest);
+  b.hist_w.resize(widest);
   std::vector<std::uint32_t> rows;
-  for (auto& tree : trees_) {
+  for (std::size_t t = 0; t < count; ++t) {
+    Tree& tree = trees_[(first + t) % trees_.size()];
+    tree.clear();
     rows.clear();
     for (std::size_t i = 0; i < n; ++i) rows.push_back(static_cast<std::uint32_t>(rng.uniform(n)));  // bootstrap
     tree.reserve(2 * n);

@@ -54,6 +54,9 @@ struct AutoSettings {
   std::size_t refit_every_until = 128;
   std::size_t refit_divisor = 64;
   ForestSettings forest{};
+  /// Trees rebuilt per refit after the first full fit (0 = all); the others keep their fit
+  /// from earlier trials, which makes a refit trees/refresh_trees times cheaper.
+  std::size_t refresh_trees = 0;
   XGBoostSettings xgb{"reg", 6, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0, "hist"};
 
   /// Parses {"initial", "model", "acquisition", "ts_trees", "target", "failure_penalty",

@@ -36,6 +36,10 @@ class ForestModel : public CostModel {
 
   Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
              std::span<const double> weights = {}) override;
+  /// Rebuilds only the next `count` trees (round robin) on the new data and keeps the others:
+  /// an incremental refit `trees / count` times cheaper. Fits all trees when none exist yet or
+  /// the feature width changed. Same errors as fit().
+  Status refresh(const FeatureMatrix& x, std::span<const double> y, std::size_t count);
   Expected<std::vector<double>> predict(const FeatureMatrix& x, std::span<const double> base_margin = {}) const override;
   bool fitted() const override { return !trees_.empty(); }
 
@@ -61,6 +65,9 @@ class ForestModel : public CostModel {
   std::vector<Tree> trees_;
   std::size_t cols_ = 0;
   std::uint64_t fit_count_ = 0;
+  std::size_t next_tree_ = 0;
+  Status build(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
+               std::span<const double> weights, std::size_t first, std::size_t count);
 };
 
 }  // namespace tunekit
