@@ -71,6 +71,7 @@ struct MeasureResult {
   /// Short reason of a failure (not written to v0.2 logs, as upstream).
   std::string error_msg;
 
+  /// True for a successful measurement (no error and at least one cost).
   bool ok() const noexcept { return error_no == MeasureErrorNo::kNoError && !costs_s.empty(); }
   /// Mean of costs_s; NaN when !ok().
   double mean_cost_s() const noexcept;
@@ -89,6 +90,7 @@ struct BuildResult {
 /// Compiles configurations. Implementations: per backend; may run in parallel.
 class Builder {
  public:
+  /// Releases the builder's resources.
   virtual ~Builder() = default;
   /// One BuildResult per input, in order. Failures are results, never exceptions.
   virtual std::vector<BuildResult> build(std::span<const MeasureInput> inputs) = 0;
@@ -99,6 +101,7 @@ class Builder {
 /// Runs built configurations and times them.
 class Runner {
  public:
+  /// Releases the runner's resources (devices, child processes).
   virtual ~Runner() = default;
   /// One MeasureResult per input, in order. `builds` is empty when no Builder is used, else one
   /// per input; a failed build must come back as a result with its error_no.

@@ -35,6 +35,7 @@ struct ReplayEntry {
   double framework_ms = 0.0;     ///< framework_time (T4: times.framework)
   double strategy_ms = 0.0;      ///< strategy_time as recorded (T4: times.search_algorithm)
 
+  /// True when the configuration ran (it has a time).
   bool ok() const noexcept { return error_no == MeasureErrorNo::kNoError; }
   /// Time one evaluation of this configuration costs a tuning run: compile + verification +
   /// benchmark + framework + recorded strategy time (the methodology's "all" time keys).
@@ -64,10 +65,15 @@ class ReplayData {
   const std::string& source() const noexcept { return source_; }
   /// "kernel_tuner" or "t4".
   const std::string& format() const noexcept { return format_; }
+  /// `kernel_name` of the file (empty for T4).
   const std::string& kernel_name() const noexcept { return kernel_name_; }
+  /// `device_name` of the file (empty for T4).
   const std::string& device_name() const noexcept { return device_name_; }
+  /// Parameter names in definition order (`tune_params_keys`).
   const std::vector<std::string>& parameter_names() const noexcept { return names_; }
+  /// Value list of each parameter, in the same order.
   const std::vector<std::vector<nlohmann::json>>& parameter_values() const noexcept { return values_; }
+  /// Every recorded configuration, in file order.
   const std::vector<ReplayEntry>& entries() const noexcept { return entries_; }
 
   /// The space over the parameters with the "in the data" constraint (shared, immutable).
@@ -104,8 +110,10 @@ class ReplayData {
 /// The tuning loop never re-measures a configuration, so each charge is one unique evaluation.
 class SimulatedRunner : public Runner {
  public:
+  /// A runner answering from `data`, its clock at 0.
   explicit SimulatedRunner(std::shared_ptr<const ReplayData> data) : data_(std::move(data)) {}
 
+  /// Answers each input from the data (see the class comment); `builds` is ignored.
   std::vector<MeasureResult> run(std::span<const MeasureInput> inputs,
                                  std::span<const BuildResult> builds) override;
   /// Simulated seconds since construction or reset().
@@ -116,6 +124,7 @@ class SimulatedRunner : public Runner {
   void reset() noexcept { clock_s_ = 0.0; evaluations_ = 0; }
   /// Configurations answered since construction or reset().
   std::size_t evaluations() const noexcept { return evaluations_; }
+  /// The data it answers from.
   const ReplayData& data() const noexcept { return *data_; }
 
  private:

@@ -36,6 +36,7 @@ struct QueryResult {
   std::shared_ptr<const Record> record;
   /// The context that answered (for nested contexts); null on a miss.
   const void* context = nullptr;
+  /// True unless the query missed.
   bool hit() const noexcept { return kind != HitKind::kMiss; }
 };
 
@@ -51,7 +52,9 @@ struct QueryLogEntry {
 /// passed to the parent, ending at the process-wide root, which answers kMiss.
 class DispatchContext {
  public:
+  /// Becomes the current context of this thread (its parent is the previous one).
   DispatchContext();
+  /// Restores the parent as the current context.
   virtual ~DispatchContext();
   DispatchContext(const DispatchContext&) = delete;
   DispatchContext& operator=(const DispatchContext&) = delete;
@@ -111,6 +114,7 @@ class ApplyHistoryBest : public DispatchContext {
   std::size_t size() const noexcept { return best_by_model_.size() + best_by_key_.size(); }
 
  protected:
+  /// The lookup order of the class comment; nullopt passes the query to the parent.
   std::optional<QueryResult> lookup(const Target& target, const std::string& workload_key) override;
 
  private:

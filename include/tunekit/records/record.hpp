@@ -37,6 +37,7 @@ struct Record {
   /// to; empty for upstream records.
   std::string space_hash;
 
+  /// True for a successful record (error_no 0 and at least one cost).
   bool ok() const noexcept { return error_no == MeasureErrorNo::kNoError && !costs_s.empty(); }
   /// Mean of costs_s in seconds; +inf for a failed record (never the best).
   double mean_cost_s() const noexcept;

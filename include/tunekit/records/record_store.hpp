@@ -16,6 +16,7 @@ namespace tunekit {
 /// Where records live. Implementations: JsonLinesStore (AutoTVM log files).
 class RecordStore {
  public:
+  /// Closes the store.
   virtual ~RecordStore() = default;
   /// Appends one record durably (flushed before returning). Errors: kIoError.
   virtual Status append(const Record& record) = 0;
@@ -30,11 +31,16 @@ class RecordStore {
 /// may tune into one file without interleaving or losing lines (upstream reopens per batch too).
 class JsonLinesStore : public RecordStore {
  public:
+  /// A store on the log file `path` (created on the first append).
   explicit JsonLinesStore(std::string path) : path_(std::move(path)) {}
   using RecordStore::append;
+  /// Appends one line (see the class comment). Errors: kIoError naming the file.
   Status append(const Record& record) override;
+  /// Appends all lines with one write. Errors: kIoError naming the file.
   Status append(std::span<const Record> records) override;
+  /// load_records(path()).
   Expected<std::vector<Record>> load() const override;
+  /// The log file.
   const std::string& path() const noexcept { return path_; }
 
  private:

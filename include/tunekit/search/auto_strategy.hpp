@@ -80,6 +80,7 @@ struct AutoSettings {
 /// to distant regions the model ranks higher. Every choice is seeded.
 class AutoStrategy : public SearchStrategy {
  public:
+  /// A strategy with `settings` (see AutoSettings); SearchStrategy documents the overrides.
   explicit AutoStrategy(AutoSettings settings = {}) : settings_(std::move(settings)) {}
   std::string name() const override { return "auto"; }
   Status initialize(const ConfigSpace& space, std::uint64_t seed) override;

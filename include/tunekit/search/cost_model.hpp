@@ -30,6 +30,7 @@ struct FeatureMatrix {
 /// narrow interface (autotvm.md §11, pitfall 5).
 class CostModel {
  public:
+  /// Destroys the model and its library state.
   virtual ~CostModel() = default;
   /// Trains from scratch on `x` (rows) and `y` (one score per row).
   /// `base_margin`, when not empty, is one prior prediction per row that the model adds to
@@ -78,6 +79,7 @@ struct XGBoostSettings {
 /// Source: AutoTVM XGBoostCostModel (parameters, a-recall@N early stopping, row permutation).
 class XGBoostCostModel : public CostModel {
  public:
+  /// A model with `settings`; nothing is trained until fit().
   explicit XGBoostCostModel(XGBoostSettings settings = {});
   ~XGBoostCostModel() override;
   XGBoostCostModel(const XGBoostCostModel&) = delete;
@@ -89,6 +91,7 @@ class XGBoostCostModel : public CostModel {
   bool fitted() const override { return booster_ != nullptr; }
   /// Rounds kept after early stopping (0 before the first fit).
   int rounds() const noexcept { return best_rounds_; }
+  /// The settings (mutable between fits).
   const XGBoostSettings& settings() const noexcept { return settings_; }
   XGBoostSettings& settings() noexcept { return settings_; }
 

@@ -32,6 +32,7 @@ struct ForestSettings {
 /// side of their nearest neighbours.
 class ForestModel : public CostModel {
  public:
+  /// A forest with `settings`; nothing is trained until fit().
   explicit ForestModel(ForestSettings settings = {}) : settings_(settings) {}
 
   Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
@@ -49,6 +50,7 @@ class ForestModel : public CostModel {
   /// Thompson sampling), drawn with `rng`.
   Status predict_sample(const FeatureMatrix& x, std::size_t k, Rng& rng, std::vector<double>& out) const;
 
+  /// The settings.
   const ForestSettings& settings() const noexcept { return settings_; }
 
  private:

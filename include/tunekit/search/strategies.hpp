@@ -23,6 +23,8 @@ std::optional<std::uint64_t> countable_valid(const ConfigSpace& space, std::uint
 /// AutoTVM GridSearchTuner: the valid indices of [begin, end] (end inclusive) in ascending order.
 class GridSearchStrategy : public SearchStrategy {
  public:
+  /// Walks [begin, end] (end inclusive; nullopt = the last index). SearchStrategy documents
+  /// the overrides.
   explicit GridSearchStrategy(std::uint64_t begin = 0, std::optional<std::uint64_t> end = std::nullopt)
       : begin_(begin), end_(end) {}
   std::string name() const override { return "grid"; }
@@ -43,6 +45,8 @@ class GridSearchStrategy : public SearchStrategy {
 /// (rejection sampling, get_rand_index).
 class RandomSearchStrategy : public SearchStrategy {
  public:
+  /// Draws from [begin, end] (end inclusive; nullopt = the last index). SearchStrategy
+  /// documents the overrides.
   explicit RandomSearchStrategy(std::uint64_t begin = 0, std::optional<std::uint64_t> end = std::nullopt)
       : begin_(begin), end_(end) {}
   std::string name() const override { return "random"; }
@@ -76,6 +80,7 @@ struct GeneticSettings {
 /// are accepted (repeats are served by the measurement cache). Source: autotvm.md §8.3.
 class GeneticStrategy : public SearchStrategy {
  public:
+  /// A GA with `settings`; SearchStrategy documents the overrides.
   explicit GeneticStrategy(GeneticSettings settings = {}) : settings_(settings) {}
   std::string name() const override { return "ga"; }
   Status initialize(const ConfigSpace& space, std::uint64_t seed) override;
@@ -114,6 +119,7 @@ struct AnnealingSettings {
 /// T < t_min or when every neighbour of the current point was measured.
 class SimulatedAnnealingStrategy : public SearchStrategy {
  public:
+  /// Annealing with `settings`; SearchStrategy documents the overrides.
   explicit SimulatedAnnealingStrategy(AnnealingSettings settings = {}) : settings_(std::move(settings)) {}
   std::string name() const override { return "sa"; }
   Status initialize(const ConfigSpace& space, std::uint64_t seed) override;
@@ -173,6 +179,7 @@ struct ModelBasedSettings {
 /// by 2^(-n/64) and are dropped below 0.05. Source: autotvm.md §8.4-8.6.
 class ModelBasedStrategy : public SearchStrategy {
  public:
+  /// An XGBTuner with `settings`; SearchStrategy documents the overrides.
   explicit ModelBasedStrategy(ModelBasedSettings settings = {});
   std::string name() const override;
   Status initialize(const ConfigSpace& space, std::uint64_t seed) override;

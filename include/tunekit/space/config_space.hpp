@@ -29,7 +29,9 @@ using KnobVector = std::vector<std::uint32_t>;
 /// A Config does not own its space; `space()` must outlive every use of the accessors.
 class Config {
  public:
+  /// An empty config (no space).
   Config() = default;
+  /// A point of `space` (not owned) at `index` with entity positions `knobs`.
   Config(const ConfigSpace* space, std::uint64_t index, KnobVector knobs)
       : space_(space), index_(index), knobs_(std::move(knobs)) {}
 
@@ -37,6 +39,7 @@ class Config {
   std::uint64_t index() const noexcept { return index_; }
   /// Entity positions, one per knob in definition order.
   const KnobVector& knobs() const noexcept { return knobs_; }
+  /// The space this point belongs to (null for an empty config).
   const ConfigSpace* space() const noexcept { return space_; }
 
   /// Entity payload of knob `name` (JSON: split sizes, permutation, annotations or a scalar).
@@ -66,6 +69,7 @@ class Config {
 /// Read-only view of a (possibly partial) knob assignment, given to constraint predicates.
 class ConfigView {
  public:
+  /// A view of `knobs` (entity positions, definition order) in `space`; both must outlive it.
   ConfigView(const ConfigSpace& space, std::span<const std::uint32_t> knobs) noexcept
       : space_(space), knobs_(knobs) {}
   /// Entity payload of knob `name`. Errors: throws Error(kNotFound).
@@ -78,6 +82,7 @@ class ConfigView {
   std::span<const std::uint32_t> positions() const noexcept { return knobs_; }
   /// Expression value of knob `k` (Knob::values).
   const ExprValue& value(std::size_t k) const noexcept;
+  /// The space of the view.
   const ConfigSpace& space() const noexcept { return space_; }
 
  private:
@@ -116,6 +121,7 @@ enum class NeighbourKind : std::uint8_t {
 /// except valid_count(), which fills a cache on first use (call it once before sharing).
 class ConfigSpace {
  public:
+  /// An empty space (one point, no knobs).
   ConfigSpace() = default;
 
   // ---- definition (AutoTVM define_* calls) ----
@@ -144,8 +150,11 @@ class ConfigSpace {
 
   // ---- shape ----
 
+  /// Number of knobs.
   std::size_t knob_count() const noexcept { return knobs_.size(); }
+  /// Knob `k` (definition order). Precondition: k < knob_count().
   const Knob& knob(std::size_t k) const noexcept { return knobs_[k]; }
+  /// All knobs in definition order.
   const std::vector<Knob>& knobs() const noexcept { return knobs_; }
   /// Position of knob `name`, or nullopt.
   std::optional<std::size_t> find_knob(std::string_view name) const noexcept;
@@ -153,6 +162,7 @@ class ConfigSpace {
   std::vector<std::uint64_t> dims() const;
   /// prod(dims): the index range, valid or not (upstream range_length). 1 for no knobs.
   std::uint64_t range_length() const noexcept { return range_length_; }
+  /// Constraints in the order they were added.
   const std::vector<Constraint>& constraints() const noexcept { return constraints_; }
 
   // ---- index <-> config ----

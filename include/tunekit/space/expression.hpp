@@ -22,8 +22,11 @@ struct ExprValue {
   double number = 0.0;
   std::string_view text;
 
+  /// A number.
   static ExprValue of(double x) noexcept { return ExprValue{Kind::kNumber, x, {}}; }
+  /// A string viewing `s` (not copied).
   static ExprValue of(std::string_view s) noexcept { return ExprValue{Kind::kString, 0.0, s}; }
+  /// True for a number (booleans are numbers).
   bool is_number() const noexcept { return kind == Kind::kNumber; }
   /// Python truthiness: non-zero number, non-empty string.
   bool truthy() const noexcept { return is_number() ? number != 0.0 : !text.empty(); }
@@ -59,6 +62,7 @@ class Expression {
   /// (Kernel Tuner rejects a configuration whose restriction raises).
   bool test(std::span<const ExprValue> slots) const noexcept;
 
+  /// Parsed form (opaque).
   struct Impl;
 
  private:

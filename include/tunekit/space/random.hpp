@@ -22,6 +22,7 @@ __extension__ typedef unsigned __int128 Uint128;
 /// Threads:  not thread-safe; give each thread its own Rng (see `split`).
 class Rng {
  public:
+  /// UniformRandomBitGenerator interface (for std algorithms that need one).
   using result_type = std::uint64_t;
 
   /// Seeds the four words of state from `seed` through splitmix64 (any seed, including 0).
@@ -73,7 +74,7 @@ class Rng {
   /// A generator for an independent stream, derived from this one's next output.
   Rng split() noexcept { return Rng(next() ^ 0x9E3779B97F4A7C15ULL); }
 
-  /// Fisher-Yates shuffle of `v` in place.
+  /// Fisher-Yates shuffle of `v` in place, with `uniform`.
   template <class T>
   void shuffle(std::vector<T>& v) noexcept {
     for (std::size_t i = v.size(); i > 1; --i) {
