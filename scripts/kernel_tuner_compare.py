@@ -143,6 +143,30 @@ def tunekit_results(binary, path, strategies, budgets, runs, threads):
     return out
 
 
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
+
+
+def timing(binary, path, plain, keys, kt_strategies, budget, repeats):
+    """Sequential, interleaved wall times of one replayed run: Kernel Tuner's tune_cache call
+    (cache loading included, interpreter start-up and imports excluded) and one whole tunekit
+    process (start-up and data loading included). Returns {name: median seconds}."""
+    walls = {s: [] for s in kt_strategies}
+    walls["tunekit auto"] = []
+    for rep in range(repeats):
+        for s in kt_strategies:
+            trace, wall, err = kt_run((plain, s, rep, budget, keys))
+            if trace is not None:
+                walls[s].append(wall)
+        start = time.perf_counter()
+        subprocess.run([binary, "simulate", "--data", path, "--strategy", "auto", "--budget", str(budget),
+                        "--runs", "1", "--seed", str(rep), "--threads", "1", "--no-score", "--format", "json"],
+                       check=True, capture_output=True)
+        walls["tunekit auto"].append(time.perf_counter() - start)
+    return {s: median(w) for s, w in walls.items() if w}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data", nargs="+", help="brute-forced files (.json or .json.gz, Kernel Tuner cache or T4)")
@@ -153,6 +177,11 @@ def main():
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel Kernel Tuner runs")
     ap.add_argument("--json", help="also write all numbers to this file")
+    ap.add_argument("--timing-repeats", type=int, default=5,
+                    help="sequential timing of one replayed run per strategy (0 = skip)")
+    ap.add_argument("--timing-only", action="store_true", help="skip the quality tables, only time one run")
+    ap.add_argument("--kt-json", help="reuse the Kernel Tuner rows of an earlier --json report (same runs and "
+                                      "budgets) instead of replaying Kernel Tuner again")
     args = ap.parse_args()
 
     import kernel_tuner
@@ -170,7 +199,28 @@ def main():
             with open(plain, "w") as f:
                 json.dump(doc, f)
             rows = []
-            for s in kt_strategies:
+            if args.timing_only:
+                t = timing(args.tunekit, path, plain, keys, kt_strategies, max(budgets), args.timing_repeats)
+                print(f"### {os.path.basename(path)}: wall time of one replayed run of {max(budgets)} evaluations, "
+                      f"median of {args.timing_repeats}, run one at a time\n")
+                print("| tool | strategy | s/run |\n|---|---|---|")
+                for name, v in sorted(t.items(), key=lambda kv: kv[1]):
+                    tool, _, strat = name.partition(" ") if name.startswith("tunekit") else ("kernel_tuner", "", name)
+                    print(f"| {tool} | {strat} | {v:.2f} |")
+                print()
+                report["files"].append({"data": path, "timing_s": t})
+                continue
+            earlier = None
+            if args.kt_json:
+                with open(args.kt_json) as f:
+                    old = json.load(f)
+                earlier = next((fr for fr in old["files"] if os.path.basename(fr["data"]) == os.path.basename(path)), None)
+            if earlier is not None:
+                for r in earlier["rows"]:
+                    if r["tool"] == "kernel_tuner" and r["strategy"] in kt_strategies:
+                        rows.append({"tool": r["tool"], "strategy": r["strategy"],
+                                     "foo": {int(b): v for b, v in r["foo"].items()}, "wall_s": r["wall_s"]})
+            for s in ([] if earlier is not None else kt_strategies):
                 jobs = [(plain, s, r, max(budgets), keys) for r in range(args.runs)]
                 with mp.Pool(args.jobs) as pool:
                     done = pool.map(kt_run, jobs)
@@ -200,7 +250,17 @@ def main():
                 fastest_kt = min(r["wall_s"] for r in kt_rows)
                 print(f"\nbest Kernel Tuner strategy per budget: {verdict}; one replayed run: tunekit auto "
                       f"{tk['auto']['wall_s']:.2f} s, fastest Kernel Tuner strategy {fastest_kt:.2f} s\n")
-            report["files"].append({"data": path, "optimum_ms": opt, "rows": rows})
+            file_report = {"data": path, "optimum_ms": opt, "rows": rows}
+            if args.timing_repeats > 0:
+                t = timing(args.tunekit, path, plain, keys, [r["strategy"] for r in kt_rows], max(budgets),
+                           args.timing_repeats)
+                file_report["timing_s"] = t
+                print(f"Wall time of one replayed run of {max(budgets)} evaluations, median of {args.timing_repeats}, "
+                      "run one at a time:\n")
+                print("| | " + " | ".join(t.keys()) + " |")
+                print("|---|" + "---|" * len(t) + "")
+                print("| s | " + " | ".join(f"{v:.2f}" for v in t.values()) + " |\n")
+            report["files"].append(file_report)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)

@@ -35,6 +35,11 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       else if (k == "refresh_trees") a.refresh_trees = v.get<std::size_t>();
       else if (k == "min_samples_split") a.forest.min_samples_split = v.get<std::size_t>();
       else if (k == "interactions") a.interactions = v.get<bool>();
+      else if (k == "pool_recombine") a.pool_recombine = v.get<std::size_t>();
+      else if (k == "pool_adjacent") a.pool_adjacent = v.get<std::size_t>();
+      else if (k == "pool_density") a.pool_density = v.get<std::size_t>();
+      else if (k == "good_fraction") a.good_fraction = v.get<double>();
+      else if (k == "recombine_parents") a.recombine_parents = v.get<std::size_t>();
       else if (k == "stagnation") a.stagnation = v.get<std::size_t>();
       else {
         return Status(StatusCode::kInvalidArgument,
@@ -227,6 +232,61 @@ std::optional<Config> AutoStrategy::global_pick() {
     auto c = space_->random_valid(rng_, 10000);
     if (!c) break;
     if (!visited_.count(c->index()) && in_pool.insert(c->index()).second) pool.push_back(std::move(*c));
+  }
+  // Recombinations of the best configurations (per knob, the value of a random parent).
+  std::size_t parents = 0;
+  while (parents < std::min(settings_.recombine_parents, order.size()) && scores_[order[parents]] > 0.0) ++parents;
+  if (parents >= 2) {
+    KnobVector child(space_->knob_count());
+    for (std::size_t i = 0; i < settings_.pool_recombine; ++i) {
+      for (std::size_t k = 0; k < child.size(); ++k) child[k] = xs_[order[rng_.uniform(parents)]][k];
+      if (!space_->is_valid(child)) continue;
+      const auto index = space_->knobs_to_index(child);
+      if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(child));
+    }
+  }
+  if (settings_.pool_density > 0) {
+    std::size_t good = 0;
+    const auto want = std::max<std::size_t>(3, static_cast<std::size_t>(settings_.good_fraction * static_cast<double>(order.size())));
+    while (good < std::min(want, order.size()) && scores_[order[good]] > 0.0) ++good;
+    if (good > 0) {
+      std::vector<std::vector<double>> cumulative(space_->knob_count());
+      for (std::size_t k = 0; k < space_->knob_count(); ++k) {
+        const std::size_t size = space_->knob(k).size();
+        std::vector<double> w(size, 1.0 / static_cast<double>(size));
+        for (std::size_t g = 0; g < good; ++g) w[xs_[order[g]][k]] += 1.0;
+        std::partial_sum(w.begin(), w.end(), w.begin());
+        cumulative[k] = std::move(w);
+      }
+      KnobVector draw(space_->knob_count());
+      for (std::size_t i = 0; i < settings_.pool_density; ++i) {
+        for (std::size_t k = 0; k < draw.size(); ++k) {
+          const double r = rng_.uniform01() * cumulative[k].back();
+          draw[k] = static_cast<std::uint32_t>(std::upper_bound(cumulative[k].begin(), cumulative[k].end(), r) -
+                                               cumulative[k].begin());
+          if (draw[k] >= cumulative[k].size()) draw[k] = static_cast<std::uint32_t>(cumulative[k].size() - 1);
+        }
+        if (!space_->is_valid(draw)) continue;
+        const auto index = space_->knobs_to_index(draw);
+        if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(draw));
+      }
+    }
+  }
+  if (!order.empty() && scores_[order[0]] > 0.0) {
+    const KnobVector& best = xs_[order[0]];
+    KnobVector moved(best.size());
+    for (std::size_t i = 0; i < settings_.pool_adjacent; ++i) {
+      for (std::size_t k = 0; k < best.size(); ++k) {
+        const auto size = static_cast<std::uint32_t>(space_->knob(k).size());
+        const auto step = rng_.uniform(3);
+        moved[k] = best[k];
+        if (step == 0 && best[k] > 0) moved[k] = best[k] - 1;
+        if (step == 2 && best[k] + 1 < size) moved[k] = best[k] + 1;
+      }
+      if (!space_->is_valid(moved)) continue;
+      const auto index = space_->knobs_to_index(moved);
+      if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(moved));
+    }
   }
   auto c = pick(pool);
   return c ? c : random_unvisited();

@@ -23,12 +23,12 @@ namespace tunekit {
 struct AutoSettings {
   /// Random configurations measured before the first model fit.
   std::size_t initial = 10;
-  /// "forest" (ForestModel, refitted after every trial) or "xgb" (XGBoostCostModel on a
-  /// bootstrap resample, refitted on a schedule).
-  std::string model = "forest";
-  /// How candidates are ranked: "ts" (Thompson-style: the mean of a random subset of
-  /// `ts_trees` trees; for xgb, the bootstrap model), "ei" (expected improvement from the
-  /// forest's mean and spread) or "mean".
+  /// "xgb" (XGBoostCostModel, depth-3 boosted trees, fitted on a bootstrap resample of the
+  /// trials) or "forest" (ForestModel, a random forest).
+  std::string model = "xgb";
+  /// How candidates are ranked: "ts" (Thompson-style: for xgb, the prediction of the model fitted
+  /// on a bootstrap resample; for forest, the mean of a random subset of `ts_trees` trees), "ei"
+  /// (expected improvement from the forest's mean and spread) or "mean".
   std::string acquisition = "ts";
   std::size_t ts_trees = 8;
   /// Regression target: "log" (log(score / best)), "inverse" (score / best, AutoTVM's) or
@@ -41,6 +41,20 @@ struct AutoSettings {
   bool interactions = false;
   /// Random valid configurations added to the candidates at every step.
   std::size_t pool_random = 256;
+  /// Recombinations added to the candidates at every step: each knob takes the value of one of
+  /// the `recombine_parents` best configurations, chosen at random (invalid results are dropped).
+  std::size_t pool_recombine = 256;
+  std::size_t recombine_parents = 4;
+  /// Configurations drawn from the per-knob value frequencies of the best `good_fraction` of
+  /// the trials (at least 3), smoothed by one pseudo-count spread over each knob's values: an
+  /// estimation-of-distribution (TPE-like) generator that exploits knobs whose good values do
+  /// not depend much on the others. Added at every step; invalid draws are dropped.
+  std::size_t pool_density = 0;
+  double good_fraction = 0.2;
+  /// Random "adjacent" neighbours of the best configuration added at every step: every knob
+  /// moves one position down, stays or moves one up (Kernel Tuner's adjacent neighbourhood, which
+  /// keeps divisibility constraints satisfiable by coordinated moves); invalid ones are dropped.
+  std::size_t pool_adjacent = 0;
   /// The Hamming neighbourhoods of this many best configurations join the candidates.
   std::size_t top_k = 1;
   /// After this many trials without a new best, the neighbourhood leaves the candidates until
@@ -57,7 +71,7 @@ struct AutoSettings {
   /// Trees rebuilt per refit after the first full fit (0 = all); the others keep their fit
   /// from earlier trials, which makes a refit trees/refresh_trees times cheaper.
   std::size_t refresh_trees = 0;
-  XGBoostSettings xgb{"reg", 6, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0, "hist"};
+  XGBoostSettings xgb{"reg", 3, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0, "hist"};
 
   /// Parses {"initial", "model", "acquisition", "ts_trees", "target", "failure_penalty",
   /// "pool_random", "top_k", "epsilon", "refit_every_until", "refit_divisor", "trees",
@@ -68,16 +82,19 @@ struct AutoSettings {
 /// tunekit's default strategy: model-guided local search (a strategy none of the peers ships).
 ///
 /// 1. Measure `initial` random valid configurations.
-/// 2. After every trial (every n/64 trials beyond 128), refit a random forest (SMAC-style,
-///    ForestModel) of y = log(score / best score) on knob features; failures score one unit
-///    below the worst success.
-/// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best measured
-///    configuration (top_k = 1), plus pool_random fresh random valid configurations.
-/// 4. Measure the unvisited candidate ranked first by the acquisition: by default a Thompson
-///    draw, the mean prediction of a random subset of trees, so that uncertain regions keep
-///    being tried; with probability epsilon a random unvisited configuration instead.
-/// The neighbourhoods make it a local search ordered by the model; the random pool lets it jump
-/// to distant regions the model ranks higher. Every choice is seeded.
+/// 2. After every trial (every n/64 trials beyond 128), refit an XGBoost model (60 rounds of
+///    depth-3 trees, a near-additive model that learns per-knob effects from few trials) of
+///    y = log(score / best score) on knob features, on a bootstrap resample of the trials;
+///    failures score one unit below the worst success.
+/// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best configuration,
+///    256 recombinations of the 4 best configurations (each knob from one of them), and 256
+///    fresh random valid configurations.
+/// 4. Measure the unvisited candidate the model ranks first (with probability epsilon a random
+///    unvisited configuration instead). Because each fit sees a different bootstrap resample,
+///    the ranking is a Thompson-style draw: uncertain regions keep being tried.
+/// The neighbourhood makes it a local search ordered by the model, the recombinations exploit
+/// knobs whose good values are shared by the best configurations, and the random pool lets the
+/// model jump to distant regions it ranks higher. Every choice is seeded.
 class AutoStrategy : public SearchStrategy {
  public:
   /// A strategy with `settings` (see AutoSettings); SearchStrategy documents the overrides.
