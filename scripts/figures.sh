@@ -12,7 +12,7 @@ for t in 1 2; do
   rm -f "$out/llama2-7b_t$t.csv"
   /usr/bin/time -f "tune-file wall %e s" "$tk" tune-file "$wl" --threads "$t" \
     --results "$out/llama2-7b_t$t.csv" 2>&1 | tee "$out/tune_t$t.txt"
-  "$tk" compare "$wl" --threads "$t" --results "$out/llama2-7b_t$t.csv" --repeats 5 --all \
+  "$tk" compare "$wl" --threads "$t" --results "$out/llama2-7b_t$t.csv" --repeats 9 --all \
     | tee "$out/compare_t$t.txt"
 done
 ./build/bench/dispatch_overhead --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \

@@ -60,16 +60,19 @@ struct TuningSettings {
   bool cache_flush = true;                ///< flush operand cache lines before each timed call
   NumericalCheck numerical_check{};       ///< compare every candidate's output with Default's
   /// Robust winner selection: candidates whose mean is within this fraction of the best are
-  /// re-measured interleaved. 0 disables the interleaved pass.
-  double finalist_margin = 0.10;
-  /// Interleaved rounds (each finalist once per round, order rotating); fewer than 3 rounds that
-  /// fit the budget skip the pass.
+  /// re-measured interleaved. 0 disables the interleaved pass. 25%: on this project's shared
+  /// machine the host drifts by 10-25% between two candidates' sequential profiles.
+  double finalist_margin = 0.25;
+  /// At most this many finalists (the fastest by mean) take part in the interleaved pass.
+  std::size_t max_finalists = 4;
+  /// Interleaved rounds (each finalist once per round, order rotating).
   int interleaved_rounds = 5;
   /// Rounds the interleaved pass runs at least, even when the tuning budget allowed fewer profile
   /// calls (slow problems): a close call is never decided by a single sample.
   int min_interleaved_rounds = 3;
-  /// Time the interleaved pass may spend beyond the tuning budget per problem, in ms: the
-  /// minimum rounds are kept only while rounds x the finalists' summed means fit in it.
+  /// Time the interleaved pass may spend beyond the tuning budget per problem, in ms, on slow
+  /// problems: the slowest finalists are dropped until min_interleaved_rounds rounds fit in it;
+  /// the two fastest always stay (a close call between them is always re-measured).
   double max_interleaved_ms = 4000.0;
   /// Called before each candidate's block of timed calls in the interleaved pass, so that an
   /// operator family can let other runtimes' idle workers stop spinning (ops::settle_threads).

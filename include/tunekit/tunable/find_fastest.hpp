@@ -87,10 +87,12 @@ inline std::string ratio_reason(std::string_view stage, double mean_ms, double b
 ///     steady clock; the + operand cache flush (settings.cache_flush) and the rotation happen
 ///     before each call, outside the timed region. A failure at any step skips the candidate
 ///     with its reason.
-///  4. + Robust winner: candidates whose mean is within settings.finalist_margin of the best are
-///     re-measured interleaved: `rounds` = min(settings.interleaved_rounds, fewest profile calls
-///     among them) rounds, raised to settings.min_interleaved_rounds (3) when that many rounds of
-///     all finalists fit in settings.max_interleaved_ms (4 s), else skipped below 3; in each round every finalist (order rotated by one
+///  4. + Robust winner: the candidates whose mean is within settings.finalist_margin (25%) of the
+///     best (at most settings.max_finalists, the fastest) are re-measured interleaved: `rounds` =
+///     min(settings.interleaved_rounds, fewest profile calls among them), raised to
+///     settings.min_interleaved_rounds (3) for slow problems, where the slowest finalists are
+///     dropped until that many rounds fit in settings.max_interleaved_ms (4 s) but the two fastest
+///     always stay; in each round every finalist (order rotated by one
 ///     per round) makes max(1, its profile calls / rounds) timed calls, and the round's median is
 ///     kept; a finalist's score is the median of its round medians. The winner has the lowest
 ///     score (the mean for non-finalists). Its written time is the mean of all its profile and
@@ -346,6 +348,12 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
         finalists.push_back(r.index);
       }
     }
+    std::stable_sort(finalists.begin(), finalists.end(), [&](std::size_t a, std::size_t b) {
+      return report.candidates[a].stats.mean_ms < report.candidates[b].stats.mean_ms;
+    });
+    if (finalists.size() > std::max<std::size_t>(2, settings.max_finalists)) {
+      finalists.resize(std::max<std::size_t>(2, settings.max_finalists));
+    }
   }
   long long rounds = 0;
   if (finalists.size() >= 2) {
@@ -353,13 +361,20 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
     for (std::size_t f : finalists) rounds = std::min(rounds, report.candidates[f].iterations);
     if (rounds < settings.min_interleaved_rounds) {
       // Slow problems: the budget allowed few profile calls. Still decide close calls on at
-      // least min_interleaved_rounds interleaved samples while that fits max_interleaved_ms.
-      double per_round_ms = 0.0;
-      for (std::size_t f : finalists) per_round_ms += report.candidates[f].stats.mean_ms;
-      if (per_round_ms * settings.min_interleaved_rounds <= settings.max_interleaved_ms) {
-        rounds = settings.min_interleaved_rounds;
+      // least min_interleaved_rounds interleaved samples; the slowest finalists leave until the
+      // rounds fit max_interleaved_ms, but the two fastest are always re-measured.
+      rounds = settings.min_interleaved_rounds;
+      auto per_round_ms = [&] {
+        double sum = 0.0;
+        for (std::size_t f : finalists) sum += report.candidates[f].stats.mean_ms;
+        return sum;
+      };
+      while (finalists.size() > 2 &&
+             per_round_ms() * static_cast<double>(rounds) > settings.max_interleaved_ms) {
+        finalists.pop_back();
       }
     }
+    std::sort(finalists.begin(), finalists.end());  // registration order within a round
   }
   if (rounds >= 3) {
     report.interleaved = true;

@@ -405,6 +405,48 @@ TEST_F(TunableOpTest, InterleavedRemeasurementOverridesALuckyProfile) {
   EXPECT_GT(report.speedup_over_default(), 3.0);
 }
 
+TEST_F(TunableOpTest, SlowCloseCallsAreReMeasuredByTheTwoFastestEvenOverTheInterleavedBudget) {
+  // Calls of about a second: the 30 ms budget allows one profile call each. "lucky" is 0.9 s
+  // during its own pass and 1.2 s afterwards; "steady" is always 1.0 s and "third" 1.1 s. Three
+  // rounds of all three finalists (9 s) exceed max_interleaved_ms (4 s): "third" is dropped,
+  // while the two fastest are still re-measured side by side.
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  set.add("Default", "fake", 5e6);
+  auto* lucky = set.add("lucky", "fake", 0);
+  auto* steady = set.add("steady", "fake", 1.0e6);
+  set.add("third", "fake", 1.1e6);
+  lucky->set_time_of_call([steady](long) { return steady->calls() == 0 ? 0.9e6 : 1.2e6; });
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_TRUE(report.interleaved);
+  EXPECT_TRUE(report.candidates[1].finalist);
+  EXPECT_TRUE(report.candidates[2].finalist);
+  EXPECT_FALSE(report.candidates[3].finalist);
+  EXPECT_EQ(report.winner_report()->name, "steady");
+  EXPECT_GE(report.candidates[2].stats.count, 3u);
+}
+
+TEST_F(TunableOpTest, CandidatesOverTenPercentApartAreStillFinalists) {
+  // 12.5% apart after the profile (within screen 2's 1.15x, beyond the old 10% margin).
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(20);
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  set.add("Default", "fake", 400);
+  auto* lucky = set.add("lucky", "fake", 0);
+  auto* steady = set.add("steady", "fake", 90);
+  lucky->set_time_of_call([steady](long) { return steady->calls() == 0 ? 80.0 : 120.0; });
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_TRUE(report.interleaved);
+  EXPECT_EQ(report.winner_report()->name, "steady");
+}
+
 TEST_F(TunableOpTest, TuneReportForTheCliTable) {
   CandidateSet set;
   set.add("Default", "fake", 200);
