@@ -60,19 +60,81 @@ std::uint64_t fnv1a64(std::string_view s, std::uint64_t h = 0xcbf29ce484222325UL
 
 }  // namespace
 
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+/// The bulk of a replay file: Kernel Tuner cache entries (key, entry) or T4 results, in file order.
+struct ReplayParts {
+  std::vector<std::pair<std::string, const OJson*>> cache;
+  std::vector<const OJson*> results;
+};
+
+/// Index of `v` in `list` (numbers compare by value: 16 == 16.0), or list.size().
+std::size_t position_of(const std::vector<OJson>& list, const OJson& v) {
+  return static_cast<std::size_t>(std::find(list.begin(), list.end(), v) - list.begin());
+}
+
+nlohmann::json to_plain(const OJson& v) { return nlohmann::json::parse(v.dump()); }
+
+}  // namespace
+
 Expected<ReplayData> ReplayData::load(const std::string& path) {
   auto text = read_maybe_gzip(path);
   if (!text) return text.status();
-  nlohmann::ordered_json doc;
+  // The cache object / results array holds tens of thousands of entries: they are taken out of
+  // the document as each one completes (an ordered object's insert is linear in its size), and
+  // the rest keeps its key order (parameter order of T4 configurations and tune_params).
+  std::vector<std::pair<std::string, OJson>> cache;
+  std::vector<OJson> results;
+  std::string top_key, entry_key;
+  OJson doc;
   try {
-    doc = nlohmann::ordered_json::parse(*text);
+    doc = OJson::parse(
+        *text, [&](int depth, OJson::parse_event_t event, OJson& parsed) {
+          using E = OJson::parse_event_t;
+          if (event == E::key && depth == 1) {
+            top_key = parsed.get<std::string>();
+          } else if (event == E::key && depth == 2 && top_key == "cache") {
+            entry_key = parsed.get<std::string>();
+          } else if (event == E::object_end && depth == 2 && top_key == "cache") {
+            cache.emplace_back(std::move(entry_key), std::move(parsed));
+            return false;
+          } else if (event == E::object_end && depth == 2 && top_key == "results") {
+            results.push_back(std::move(parsed));
+            return false;
+          }
+          return true;
+        });
   } catch (const nlohmann::json::parse_error& e) {
     return parse_error(path, std::string("not valid JSON: ") + e.what());
   }
-  return from_json(doc, path);
+  ReplayParts parts;
+  for (const auto& [k, v] : cache) parts.cache.emplace_back(k, &v);
+  for (const auto& r : results) parts.results.push_back(&r);
+  if (doc.is_object() && doc.contains("cache") && !doc["cache"].is_object()) {
+    return parse_error(path, "'cache' is not an object");
+  }
+  if (doc.is_object() && doc.contains("results") && !doc["results"].is_array()) {
+    return parse_error(path, "'results' is not an array");
+  }
+  return from_parts(doc, &parts, path);
 }
 
 Expected<ReplayData> ReplayData::from_json(const nlohmann::ordered_json& doc, const std::string& source) {
+  ReplayParts parts;
+  if (doc.is_object() && doc.contains("cache") && doc["cache"].is_object()) {
+    for (const auto& [k, v] : doc["cache"].items()) parts.cache.emplace_back(k, &v);
+  }
+  if (doc.is_object() && doc.contains("results") && doc["results"].is_array()) {
+    for (const auto& r : doc["results"]) parts.results.push_back(&r);
+  }
+  return from_parts(doc, &parts, source);
+}
+
+Expected<ReplayData> ReplayData::from_parts(const nlohmann::ordered_json& doc, const void* parts_ptr,
+                                            const std::string& source) {
+  const auto& parts = *static_cast<const ReplayParts*>(parts_ptr);
   ReplayData d;
   d.source_ = source;
   try {
@@ -81,33 +143,38 @@ Expected<ReplayData> ReplayData::from_json(const nlohmann::ordered_json& doc, co
       d.kernel_name_ = doc.value("kernel_name", std::string());
       d.device_name_ = doc.value("device_name", std::string());
       const auto& tp = doc["tune_params"];
+      if (!tp.is_object()) return parse_error(source, "'tune_params' is not an object");
       if (doc.contains("tune_params_keys")) {
         for (const auto& k : doc["tune_params_keys"]) d.names_.push_back(k.get<std::string>());
       } else {
         for (const auto& [k, v] : tp.items()) d.names_.push_back(k);
       }
+      std::vector<std::vector<OJson>> lists;
       for (const auto& name : d.names_) {
         if (!tp.contains(name) || !tp[name].is_array() || tp[name].empty()) {
           return parse_error(source, "tune_params has no value list for '" + name + "'");
         }
+        std::vector<OJson> olist(tp[name].begin(), tp[name].end());
         std::vector<nlohmann::json> vals;
-        for (const auto& v : tp[name]) vals.push_back(nlohmann::json::parse(v.dump()));
+        for (const auto& v : olist) vals.push_back(to_plain(v));
+        lists.push_back(std::move(olist));
         d.values_.push_back(std::move(vals));
       }
-      for (const auto& [key, rec] : doc["cache"].items()) {
+      d.entries_.reserve(parts.cache.size());
+      for (const auto& [key, rec_ptr] : parts.cache) {
+        const OJson& rec = *rec_ptr;
+        if (!rec.is_object()) return parse_error(source, fmt::format("cache entry '{}' is not an object", key));
         ReplayEntry e;
         e.knobs.resize(d.names_.size());
         for (std::size_t p = 0; p < d.names_.size(); ++p) {
           auto it = rec.find(d.names_[p]);
           if (it == rec.end()) return parse_error(source, fmt::format("cache entry '{}' has no '{}'", key, d.names_[p]));
-          const nlohmann::json v = nlohmann::json::parse(it->dump());
-          const auto& list = d.values_[p];
-          auto pos = std::find(list.begin(), list.end(), v);
-          if (pos == list.end()) {
+          const std::size_t pos = position_of(lists[p], *it);
+          if (pos == lists[p].size()) {
             return parse_error(source, fmt::format("cache entry '{}': {}={} is not in tune_params", key,
-                                                   d.names_[p], v.dump()));
+                                                   d.names_[p], it->dump()));
           }
-          e.knobs[p] = static_cast<std::uint32_t>(pos - list.begin());
+          e.knobs[p] = static_cast<std::uint32_t>(pos);
         }
         auto t = rec.find("time");
         if (t == rec.end()) return parse_error(source, fmt::format("cache entry '{}' has no 'time'", key));
@@ -131,36 +198,42 @@ Expected<ReplayData> ReplayData::from_json(const nlohmann::ordered_json& doc, co
       }
     } else if (doc.is_object() && doc.contains("results") && doc["results"].is_array()) {
       d.format_ = "t4";
-      const auto& results = doc["results"];
+      const auto& results = parts.results;
       if (results.empty()) return parse_error(source, "T4 file has no results");
-      for (const auto& [k, v] : results[0]["configuration"].items()) d.names_.push_back(k);
-      d.values_.assign(d.names_.size(), {});
-      std::vector<std::vector<nlohmann::json>> raw(d.names_.size());
-      for (const auto& r : results) {
-        const auto& cfg = r.at("configuration");
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        if (!results[i]->is_object() || !results[i]->contains("configuration") ||
+            !(*results[i])["configuration"].is_object()) {
+          return parse_error(source, fmt::format("T4 result {} has no configuration object", i));
+        }
+      }
+      for (const auto& [k, v] : (*results[0])["configuration"].items()) d.names_.push_back(k);
+      std::vector<std::vector<OJson>> lists(d.names_.size());
+      for (const OJson* r : results) {
+        const auto& cfg = r->at("configuration");
         for (std::size_t p = 0; p < d.names_.size(); ++p) {
           auto it = cfg.find(d.names_[p]);
           if (it == cfg.end()) return parse_error(source, "T4 result without parameter '" + d.names_[p] + "'");
-          nlohmann::json v = nlohmann::json::parse(it->dump());
-          auto& list = d.values_[p];
-          if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(std::move(v));
+          if (position_of(lists[p], *it) == lists[p].size()) lists[p].push_back(*it);
         }
       }
-      for (auto& list : d.values_) {
+      for (auto& list : lists) {
         const bool numeric = std::all_of(list.begin(), list.end(), [](const auto& v) { return v.is_number(); });
         if (numeric) {
           std::sort(list.begin(), list.end(),
                     [](const auto& a, const auto& b) { return a.template get<double>() < b.template get<double>(); });
         }
+        std::vector<nlohmann::json> vals;
+        for (const auto& v : list) vals.push_back(to_plain(v));
+        d.values_.push_back(std::move(vals));
       }
-      for (const auto& r : results) {
+      d.entries_.reserve(results.size());
+      for (const OJson* rp : results) {
+        const OJson& r = *rp;
         ReplayEntry e;
         e.knobs.resize(d.names_.size());
         const auto& cfg = r.at("configuration");
         for (std::size_t p = 0; p < d.names_.size(); ++p) {
-          const nlohmann::json v = nlohmann::json::parse(cfg.at(d.names_[p]).dump());
-          const auto& list = d.values_[p];
-          e.knobs[p] = static_cast<std::uint32_t>(std::find(list.begin(), list.end(), v) - list.begin());
+          e.knobs[p] = static_cast<std::uint32_t>(position_of(lists[p], cfg.at(d.names_[p])));
         }
         const auto& times = r.at("times");
         e.compile_ms = number_or_zero(times, "compilation");
@@ -171,7 +244,7 @@ Expected<ReplayData> ReplayData::from_json(const nlohmann::ordered_json& doc, co
           for (const auto& x : times["runtimes"]) e.benchmark_ms += x.get<double>();
         }
         const std::string invalidity = r.value("invalidity", std::string("correct"));
-        const nlohmann::ordered_json* value = nullptr;
+        const OJson* value = nullptr;
         if (r.contains("measurements") && r["measurements"].is_array()) {
           for (const auto& m : r["measurements"]) {
             if (m.value("name", std::string()) == "time") value = &m["value"];

@@ -41,19 +41,25 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       else if (k == "good_fraction") a.good_fraction = v.get<double>();
       else if (k == "recombine_parents") a.recombine_parents = v.get<std::size_t>();
       else if (k == "stagnation") a.stagnation = v.get<std::size_t>();
+      else if (k == "repair") a.repair = v.get<bool>();
+      else if (k == "bootstrap") a.bootstrap = v.get<bool>();
+      else if (k == "rounds") a.xgb.max_rounds = v.get<int>();
+      else if (k == "eta") a.xgb.eta = v.get<double>();
+      else if (k == "min_child_weight") a.xgb.min_child_weight = v.get<double>();
+      else if (k == "keep_best") a.keep_best = v.get<std::size_t>();
       else {
         return Status(StatusCode::kInvalidArgument,
                       fmt::format("auto: unknown setting '{}' (accepted: initial, model, acquisition, ts_trees, "
                                   "target, failure_penalty, pool_random, top_k, epsilon, refit_every_until, "
-                                  "refit_divisor, trees, max_depth, feature_fraction, min_samples_leaf, min_samples_split, refresh_trees, interactions, stagnation)", k));
+                                  "refit_divisor, trees, max_depth, feature_fraction, min_samples_leaf, min_samples_split, refresh_trees, interactions, stagnation, pool_recombine, recombine_parents, pool_adjacent, pool_density, good_fraction, repair, bootstrap, keep_best, rounds, eta, min_child_weight)", k));
       }
     }
   } catch (const nlohmann::json::exception& e) {
     return Status(StatusCode::kInvalidArgument, std::string("auto: bad setting: ") + e.what());
   }
   if (a.model != "forest" && a.model != "xgb") return Status(StatusCode::kInvalidArgument, "auto: model must be forest or xgb");
-  if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean") {
-    return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei or mean");
+  if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean" && a.acquisition != "none") {
+    return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei, mean or none");
   }
   if (a.target != "log" && a.target != "inverse" && a.target != "rank") {
     return Status(StatusCode::kInvalidArgument, "auto: target must be log, inverse or rank");
@@ -153,8 +159,18 @@ void AutoStrategy::refit() {
     st = settings_.refresh_trees ? forest_->refresh(x, y, settings_.refresh_trees) : forest_->fit(x, y);
   } else {
     // Bootstrap resample as weights: each fit is a plausible model (Thompson-style).
-    std::vector<double> w(xs_.size(), 0.0);
-    for (std::size_t i = 0; i < xs_.size(); ++i) w[rng_.uniform(xs_.size())] += 1.0;
+    std::vector<double> w(xs_.size(), settings_.bootstrap ? 0.0 : 1.0);
+    if (settings_.bootstrap) {
+      for (std::size_t i = 0; i < xs_.size(); ++i) w[rng_.uniform(xs_.size())] += 1.0;
+      // The best trials are always in the resample, so every plausible model knows where the
+      // best region is.
+      std::vector<std::size_t> order(xs_.size());
+      std::iota(order.begin(), order.end(), 0);
+      const std::size_t keep = std::min(settings_.keep_best, order.size());
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                        [&](auto a, auto b) { return scores_[a] > scores_[b]; });
+      for (std::size_t i = 0; i < keep; ++i) w[order[i]] = std::max(w[order[i]], 1.0);
+    }
     st = xgb_->fit(x, y, {}, w);
   }
   if (st) {
@@ -165,7 +181,9 @@ void AutoStrategy::refit() {
 
 std::vector<double> AutoStrategy::scores_of(const FeatureMatrix& x) {
   std::vector<double> out;
-  if (settings_.model == "xgb") {
+  if (settings_.acquisition == "none") {
+    for (std::size_t i = 0; i < x.rows; ++i) out.push_back(rng_.uniform01());
+  } else if (settings_.model == "xgb") {
     auto p = xgb_->predict(x);
     if (p) out = std::move(*p);
   } else if (settings_.acquisition == "ts") {
@@ -213,6 +231,26 @@ std::optional<Config> AutoStrategy::pick(const std::vector<Config>& pool) {
   return pool[best];
 }
 
+bool AutoStrategy::repair(KnobVector& knobs) {
+  if (!settings_.repair) return false;
+  // A random valid configuration at Hamming distance 1 (one knob changed), if there is one.
+  std::vector<std::pair<std::size_t, std::uint32_t>> fixes;
+  for (std::size_t k = 0; k < knobs.size(); ++k) {
+    const auto old = knobs[k];
+    const auto size = static_cast<std::uint32_t>(space_->knob(k).size());
+    for (std::uint32_t v = 0; v < size; ++v) {
+      if (v == old) continue;
+      knobs[k] = v;
+      if (space_->is_valid(knobs)) fixes.emplace_back(k, v);
+    }
+    knobs[k] = old;
+  }
+  if (fixes.empty()) return false;
+  const auto& [k, v] = fixes[rng_.uniform(fixes.size())];
+  knobs[k] = v;
+  return true;
+}
+
 std::optional<Config> AutoStrategy::global_pick() {
   if (rng_.bernoulli(settings_.epsilon)) return random_unvisited();
   // Candidates: neighbourhoods of the best configurations, plus random configurations.
@@ -240,7 +278,7 @@ std::optional<Config> AutoStrategy::global_pick() {
     KnobVector child(space_->knob_count());
     for (std::size_t i = 0; i < settings_.pool_recombine; ++i) {
       for (std::size_t k = 0; k < child.size(); ++k) child[k] = xs_[order[rng_.uniform(parents)]][k];
-      if (!space_->is_valid(child)) continue;
+      if (!space_->is_valid(child) && !repair(child)) continue;
       const auto index = space_->knobs_to_index(child);
       if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(child));
     }
@@ -283,7 +321,7 @@ std::optional<Config> AutoStrategy::global_pick() {
         if (step == 0 && best[k] > 0) moved[k] = best[k] - 1;
         if (step == 2 && best[k] + 1 < size) moved[k] = best[k] + 1;
       }
-      if (!space_->is_valid(moved)) continue;
+      if (!space_->is_valid(moved) && !repair(moved)) continue;
       const auto index = space_->knobs_to_index(moved);
       if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(moved));
     }

@@ -24,6 +24,7 @@ struct CompareArgs {
   std::string file;
   TuneFlags flags;
   int repeats = 5;
+  int head_to_head = 10;
   double sample_ms = 20.0;
   bool all = false;
 };
@@ -127,10 +128,10 @@ void run_compare(const CompareArgs& args) {
       }
     }
     for (auto& c : contenders) c.median_ms = c.samples.empty() ? NAN : median(c.samples);
-    const Contender* best = nullptr;
-    const Contender* tuned = &contenders.back();
+    Contender* best = nullptr;
+    Contender* tuned = &contenders.back();
     const Contender* deflt = contenders.front().index == 0 ? &contenders.front() : nullptr;
-    for (const auto& c : contenders) {
+    for (auto& c : contenders) {
       if (c.index == kTuned || std::isnan(c.median_ms)) continue;
       if (best == nullptr || c.median_ms < best->median_ms) best = &c;
     }
@@ -138,7 +139,31 @@ void run_compare(const CompareArgs& args) {
       table.add_row({label, "-", "-", "-", tuned->name, "-", "-", "-"});
       continue;
     }
-    const double ratio = tuned->median_ms / best->median_ms;
+    // Head to head: the tuned dispatch and the best single contender alternate (order swapped
+    // every round), and each round gives one paired ratio, so host drift cancels out and the
+    // best single's lucky first-phase median (the minimum over all contenders) is re-measured.
+    std::vector<double> paired;
+    for (int r = 0; r < args.head_to_head; ++r) {
+      double round_ms[2] = {NAN, NAN};
+      for (int j = 0; j < 2; ++j) {
+        const int which = (j + r) % 2;  // 0: tuned, 1: best
+        Contender& c = which == 0 ? *tuned : *best;
+        (void)ops::settle_threads();
+        std::vector<double> per_call;
+        for (int q = 0; q < c.calls; ++q) {
+          double ms = 0;
+          if (!call(c, &ms).is_ok()) break;
+          per_call.push_back(ms);
+        }
+        if (per_call.empty()) continue;
+        round_ms[which] = median(per_call);
+        c.samples.push_back(round_ms[which]);
+      }
+      if (std::isfinite(round_ms[0]) && std::isfinite(round_ms[1])) paired.push_back(round_ms[0] / round_ms[1]);
+    }
+    tuned->median_ms = median(tuned->samples);
+    best->median_ms = median(best->samples);
+    const double ratio = paired.empty() ? tuned->median_ms / best->median_ms : median(paired);
     const double speedup = deflt ? deflt->median_ms / tuned->median_ms : NAN;
     tuned_over_best.push_back(ratio);
     if (std::isfinite(speedup)) speedups.push_back(speedup);
@@ -158,9 +183,11 @@ void run_compare(const CompareArgs& args) {
   progress_done();
   std::fputs(table.render().c_str(), stdout);
   if (args.all) std::printf("\n%s", detail.render().c_str());
-  std::printf("\n%d interleaved repeats, median of per-repeat medians; threads %d; rotating copies "
-              "and cache flush as in tuning; wall %.1f s\n",
-              args.repeats, ops::num_threads(), elapsed_ms(start, now_ns()) / 1000.0);
+  std::printf("\n%d interleaved repeats of every contender, median of per-repeat medians; then %d "
+              "head-to-head rounds of the tuned dispatch and the best single contender (their times "
+              "include those rounds; tuned/best is the median of the paired per-round ratios); "
+              "threads %d; rotating copies and cache flush as in tuning; wall %.1f s\n",
+              args.repeats, args.head_to_head, ops::num_threads(), elapsed_ms(start, now_ns()) / 1000.0);
   if (!tuned_over_best.empty()) {
     const double gm = geometric_mean(tuned_over_best);
     std::printf("tuned / best single: geometric mean %.4f, worst %.4f (%s)\n", gm, worst,
@@ -186,6 +213,9 @@ void register_compare_command(CLI::App& app) {
   add_tune_flags(c, args->flags);
   c->add_option("--repeats", args->repeats, "interleaved repeats (median taken; at least 5)")
       ->check(CLI::Range(1, 1000));
+  c->add_option("--head-to-head", args->head_to_head,
+                "rounds alternating the tuned dispatch and the best single contender (0: none)")
+      ->check(CLI::Range(0, 1000));
   c->add_option("--sample-ms", args->sample_ms, "time per contender per repeat (calls sized to it)")
       ->check(CLI::PositiveNumber);
   c->add_flag("--all", args->all, "also print every contender's time");

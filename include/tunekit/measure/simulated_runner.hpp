@@ -89,6 +89,9 @@ class ReplayData {
   std::size_t valid_count() const noexcept { return valid_count_; }
 
  private:
+  // `parts` points to the entries of `doc` (or of a streamed parse): see simulated_runner.cpp.
+  static Expected<ReplayData> from_parts(const nlohmann::ordered_json& doc, const void* parts,
+                                         const std::string& source);
   Status finish();
 
   std::string source_, format_, kernel_name_, device_name_;

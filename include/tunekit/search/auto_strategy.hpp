@@ -22,7 +22,7 @@ namespace tunekit {
 /// Settings of AutoStrategy. Defaults were chosen on the replay data (docs/search.md).
 struct AutoSettings {
   /// Random configurations measured before the first model fit.
-  std::size_t initial = 10;
+  std::size_t initial = 8;
   /// "xgb" (XGBoostCostModel, depth-3 boosted trees, fitted on a bootstrap resample of the
   /// trials) or "forest" (ForestModel, a random forest).
   std::string model = "xgb";
@@ -40,7 +40,7 @@ struct AutoSettings {
   /// (tile and block sizes interact through their products: threads, tile footprints).
   bool interactions = false;
   /// Random valid configurations added to the candidates at every step.
-  std::size_t pool_random = 256;
+  std::size_t pool_random = 32;
   /// Recombinations added to the candidates at every step: each knob takes the value of one of
   /// the `recombine_parents` best configurations, chosen at random (invalid results are dropped).
   std::size_t pool_recombine = 256;
@@ -54,7 +54,15 @@ struct AutoSettings {
   /// Random "adjacent" neighbours of the best configuration added at every step: every knob
   /// moves one position down, stays or moves one up (Kernel Tuner's adjacent neighbourhood, which
   /// keeps divisibility constraints satisfiable by coordinated moves); invalid ones are dropped.
-  std::size_t pool_adjacent = 0;
+  std::size_t pool_adjacent = 256;
+  /// xgb model: fit on a bootstrap resample of the trials (Thompson-style ranking); false fits
+  /// every trial once (greedy on the model's prediction).
+  bool bootstrap = true;
+  /// xgb model with bootstrap: the best this-many trials are always in the resample.
+  std::size_t keep_best = 0;
+  /// An invalid recombination or adjacent move is repaired into a random valid configuration at
+  /// Hamming distance 1 instead of being dropped (as Kernel Tuner's adaptive tabu grey wolf does).
+  bool repair = false;
   /// The Hamming neighbourhoods of this many best configurations join the candidates.
   std::size_t top_k = 1;
   /// After this many trials without a new best, the neighbourhood leaves the candidates until
@@ -81,14 +89,15 @@ struct AutoSettings {
 
 /// tunekit's default strategy: model-guided local search (a strategy none of the peers ships).
 ///
-/// 1. Measure `initial` random valid configurations.
+/// 1. Measure `initial` (8) random valid configurations.
 /// 2. After every trial (every n/64 trials beyond 128), refit an XGBoost model (60 rounds of
 ///    depth-3 trees, a near-additive model that learns per-knob effects from few trials) of
 ///    y = log(score / best score) on knob features, on a bootstrap resample of the trials;
 ///    failures score one unit below the worst success.
 /// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best configuration,
-///    256 recombinations of the 4 best configurations (each knob from one of them), and 256
-///    fresh random valid configurations.
+///    256 "adjacent" moves of it (every knob one position down, unchanged or up), 256
+///    recombinations of the 4 best configurations (each knob from one of them), and 32 fresh
+///    random valid configurations.
 /// 4. Measure the unvisited candidate the model ranks first (with probability epsilon a random
 ///    unvisited configuration instead). Because each fit sees a different bootstrap resample,
 ///    the ranking is a Thompson-style draw: uncertain regions keep being tried.
@@ -131,6 +140,7 @@ class AutoStrategy : public SearchStrategy {
   std::size_t since_best_ = 0;  // non-constant numeric "ot" knobs (for interactions)
   std::optional<Config> pick(const std::vector<Config>& pool);
   std::optional<Config> global_pick();
+  bool repair(KnobVector& knobs);
 };
 
 }  // namespace tunekit
