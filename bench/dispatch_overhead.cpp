@@ -110,6 +110,16 @@ void BM_InterleavedOverhead(benchmark::State& state) {
   state.SetLabel(cand->name());
 }
 
+
+void BM_KeyAndHash(benchmark::State& state) {
+  Operands o;
+  auto p = o.params();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(p);
+    benchmark::DoNotOptimize(tunekit::ops::GemmParams::hash(p.key()));
+  }
+}
+BENCHMARK(BM_KeyAndHash);
 BENCHMARK(BM_InterleavedOverhead)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_DirectCandidate)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_TunekitGemmHit)->Threads(1)->Threads(2)->UseRealTime();

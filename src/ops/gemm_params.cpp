@@ -45,15 +45,6 @@ std::size_t operand_bytes_rule(std::size_t elem, std::int64_t ld, std::int64_t s
 
 Status invalid(std::string message) { return {StatusCode::kInvalidArgument, std::move(message)}; }
 
-std::uint64_t mix64(std::uint64_t x) noexcept {
-  // splitmix64 finaliser (Steele, Lea, Flood 2014).
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  x ^= x >> 31;
-  return x;
-}
 
 // Splits `text` on '_' into at most `max_tokens` views; returns the count, or max_tokens + 1
 // when there are more.
@@ -210,34 +201,6 @@ std::string GemmParams::blas_signature() const {
   if (kind == GemmKind::kGemmAndBias) s += fmt::format("bias_type: {}, ", out_type);
   s += fmt::format("compute_type: {} }}", out_type);
   return s;
-}
-
-GemmKey GemmParams::key() const noexcept {
-  GemmKey key;
-  key.kind = kind;
-  key.dtype = dtype;
-  key.transa = lower(transa);
-  key.transb = lower(transb);
-  key.m = m;
-  key.n = n;
-  key.k = k;
-  key.lda = lda;
-  key.ldb = ldb;
-  key.ldc = ldc;
-  key.batch = kind == GemmKind::kStridedBatched ? batch : 1;
-  return key;
-}
-
-std::uint64_t GemmParams::hash(const GemmKey& key) noexcept {
-  std::uint64_t h = 0x9e3779b97f4a7c15ULL;
-  const auto add = [&h](std::uint64_t v) { h = mix64(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6))); };
-  add(static_cast<std::uint64_t>(key.kind) | (static_cast<std::uint64_t>(key.dtype) << 8) |
-      (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transa)) << 16) |
-      (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transb)) << 24));
-  for (std::int64_t v : {key.m, key.n, key.k, key.lda, key.ldb, key.ldc, key.batch}) {
-    add(static_cast<std::uint64_t>(v));
-  }
-  return h;
 }
 
 double GemmParams::flops() const noexcept {

@@ -43,6 +43,11 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       else if (k == "stagnation") a.stagnation = v.get<std::size_t>();
       else if (k == "repair") a.repair = v.get<bool>();
       else if (k == "bootstrap") a.bootstrap = v.get<bool>();
+      else if (k == "generator") a.generator = v.get<std::string>();
+      else if (k == "pack_size") a.pack_size = v.get<std::size_t>();
+      else if (k == "pack_children") a.pack_children = v.get<std::size_t>();
+      else if (k == "shake_rate") a.shake_rate = v.get<double>();
+      else if (k == "jump_rate") a.jump_rate = v.get<double>();
       else if (k == "rounds") a.xgb.max_rounds = v.get<int>();
       else if (k == "eta") a.xgb.eta = v.get<double>();
       else if (k == "min_child_weight") a.xgb.min_child_weight = v.get<double>();
@@ -51,12 +56,14 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
         return Status(StatusCode::kInvalidArgument,
                       fmt::format("auto: unknown setting '{}' (accepted: initial, model, acquisition, ts_trees, "
                                   "target, failure_penalty, pool_random, top_k, epsilon, refit_every_until, "
-                                  "refit_divisor, trees, max_depth, feature_fraction, min_samples_leaf, min_samples_split, refresh_trees, interactions, stagnation, pool_recombine, recombine_parents, pool_adjacent, pool_density, good_fraction, repair, bootstrap, keep_best, rounds, eta, min_child_weight)", k));
+                                  "refit_divisor, trees, max_depth, feature_fraction, min_samples_leaf, min_samples_split, refresh_trees, interactions, stagnation, pool_recombine, recombine_parents, pool_adjacent, pool_density, good_fraction, repair, bootstrap, keep_best, rounds, eta, min_child_weight, generator, pack_size, pack_children, shake_rate, jump_rate)", k));
       }
     }
   } catch (const nlohmann::json::exception& e) {
     return Status(StatusCode::kInvalidArgument, std::string("auto: bad setting: ") + e.what());
   }
+  if (a.generator != "pool" && a.generator != "pack") return Status(StatusCode::kInvalidArgument, "auto: generator must be pool or pack");
+  if (a.generator == "pack" && a.pack_size < 4) return Status(StatusCode::kInvalidArgument, "auto: pack_size must be >= 4");
   if (a.model != "forest" && a.model != "xgb") return Status(StatusCode::kInvalidArgument, "auto: model must be forest or xgb");
   if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean" && a.acquisition != "none") {
     return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei, mean or none");
@@ -90,6 +97,9 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   best_y_ = 0.0;
   best_score_ = 0.0;
   since_best_ = 0;
+  pack_.clear();
+  pack_cursor_ = 0;
+  pending_.reset();
   varying_.clear();
   for (std::size_t k = 0; k < space.knob_count(); ++k) {
     const Knob& knob = space.knob(k);
@@ -251,6 +261,69 @@ bool AutoStrategy::repair(KnobVector& knobs) {
   return true;
 }
 
+bool AutoStrategy::repair_adjacent(KnobVector& knobs) {
+  // A random valid adjacent neighbour (one knob one position away), else a random valid Hamming
+  // neighbour, else false.
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<std::pair<std::size_t, std::uint32_t>> fixes;
+    for (std::size_t k = 0; k < knobs.size(); ++k) {
+      const auto old = knobs[k];
+      const auto size = static_cast<std::uint32_t>(space_->knob(k).size());
+      for (std::uint32_t v = 0; v < size; ++v) {
+        if (v == old) continue;
+        if (pass == 0 && v + 1 != old && v != old + 1) continue;
+        knobs[k] = v;
+        if (space_->is_valid(knobs)) fixes.emplace_back(k, v);
+      }
+      knobs[k] = old;
+    }
+    if (!fixes.empty()) {
+      const auto& [k, v] = fixes[rng_.uniform(fixes.size())];
+      knobs[k] = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::optional<Config> AutoStrategy::pack_pick() {
+  // Surrogate-assisted grey-wolf step: the leaders are the 3 best of the pack; a non-leader
+  // member (in turn) breeds `pack_children` children (each knob from a leader or itself, a
+  // shake with probability shake_rate: a random value of one knob with probability jump_rate,
+  // else an adjacent move; invalid children repaired by adjacent/Hamming neighbours) and the
+  // model picks the child to measure. The child replaces the member if it is better (update()).
+  std::stable_sort(pack_.begin(), pack_.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  const std::size_t members = pack_.size() - 3;
+  const std::size_t m = 3 + pack_cursor_++ % members;
+  const KnobVector& self = pack_[m].first;
+  std::vector<Config> pool;
+  std::unordered_set<std::uint64_t> in_pool;
+  KnobVector child(self.size());
+  for (std::size_t c = 0; c < settings_.pack_children * 4 && pool.size() < settings_.pack_children; ++c) {
+    for (std::size_t k = 0; k < child.size(); ++k) {
+      const auto pick = rng_.uniform(4);
+      child[k] = pick < 3 ? pack_[pick].first[k] : self[k];
+    }
+    if (rng_.bernoulli(settings_.shake_rate)) {
+      const std::size_t k = rng_.uniform(child.size());
+      const auto size = static_cast<std::uint32_t>(space_->knob(k).size());
+      if (rng_.bernoulli(settings_.jump_rate)) {
+        child[k] = static_cast<std::uint32_t>(rng_.uniform(size));
+      } else if (size > 1) {
+        child[k] = child[k] == 0 ? 1 : (child[k] + 1 == size ? child[k] - 1 : (rng_.bernoulli(0.5) ? child[k] - 1 : child[k] + 1));
+      }
+    }
+    if (!space_->is_valid(child) && !repair_adjacent(child)) continue;
+    auto index = space_->knobs_to_index(child);
+    if (visited_.count(index) && repair_adjacent(child)) index = space_->knobs_to_index(child);
+    if (visited_.count(index) || !in_pool.insert(index).second) continue;
+    pool.push_back(space_->config_of(child));
+  }
+  auto c = pick(pool);
+  if (c) pending_ = std::make_pair(c->index(), m);
+  return c;
+}
+
 std::optional<Config> AutoStrategy::global_pick() {
   if (rng_.bernoulli(settings_.epsilon)) return random_unvisited();
   // Candidates: neighbourhoods of the best configurations, plus random configurations.
@@ -335,7 +408,12 @@ std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
   const bool warm = fitted_ && xs_.size() >= settings_.initial;
   while (out.size() < n && has_next()) {
     std::optional<Config> c;
-    c = warm ? global_pick() : random_unvisited();
+    if (warm && settings_.generator == "pack" && pack_.size() >= 4 && !rng_.bernoulli(settings_.epsilon)) {
+      c = pack_pick();
+      if (!c) c = global_pick();
+    } else {
+      c = warm ? global_pick() : random_unvisited();
+    }
     if (!c) break;
     visited_.insert(c->index());
     out.push_back(std::move(*c));
@@ -349,6 +427,15 @@ void AutoStrategy::update(std::span<const Trial> trials) {
     xs_.push_back(t.config.knobs());
     scores_.push_back(t.score);
     visited_.insert(t.config.index());
+    if (settings_.generator == "pack") {
+      if (pending_ && pending_->first == t.config.index()) {
+        auto& member = pack_[pending_->second];
+        if (t.score > member.second) member = {t.config.knobs(), t.score};
+        pending_.reset();
+      } else if (pack_.size() < settings_.pack_size) {
+        pack_.emplace_back(t.config.knobs(), t.score);
+      }
+    }
     if (t.score > best_score_) {
       best_score_ = t.score;
       since_best_ = 0;

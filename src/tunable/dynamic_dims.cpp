@@ -79,10 +79,14 @@ std::string dynamic_dims_to_string(DynamicDimsMask mask) {
 
 DynamicDimsGuard::DynamicDimsGuard(DynamicDimsMask mask) noexcept
     : previous_(detail::t_dynamic_dims) {
+  detail::live_dynamic_dims_guards.fetch_add(1, std::memory_order_relaxed);
   detail::t_dynamic_dims =
       ThreadDynamicDims{true, static_cast<DynamicDimsMask>(mask & kAllDynamicDims)};
 }
 
-DynamicDimsGuard::~DynamicDimsGuard() { detail::t_dynamic_dims = previous_; }
+DynamicDimsGuard::~DynamicDimsGuard() {
+  detail::t_dynamic_dims = previous_;
+  detail::live_dynamic_dims_guards.fetch_sub(1, std::memory_order_relaxed);
+}
 
 }  // namespace tunekit

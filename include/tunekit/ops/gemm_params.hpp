@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -148,6 +149,38 @@ struct GemmParams {
   static Expected<GemmParams> from_signature(std::string_view op_signature,
                                              std::string_view params_signature);
 };
+
+// The dispatch path's key and hash are inline: a hit costs no call into the library for them.
+inline GemmKey GemmParams::key() const noexcept {
+  const auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; };
+  GemmKey key;
+  key.kind = kind;
+  key.dtype = dtype;
+  key.transa = lower(transa);
+  key.transb = lower(transb);
+  key.m = m;
+  key.n = n;
+  key.k = k;
+  key.lda = lda;
+  key.ldb = ldb;
+  key.ldc = ldc;
+  key.batch = kind == GemmKind::kStridedBatched ? batch : 1;
+  return key;
+}
+
+inline std::uint64_t GemmParams::hash(const GemmKey& key) noexcept {
+  // The fields that tell problems apart in practice (shape, kind, dtype, transposes), one
+  // multiply each, summed: no serial chain of finalisers on the dispatch path. Leading
+  // dimensions and batch are left to the key comparison; the lock-free result table applies a
+  // finaliser on top.
+  const std::uint64_t tag = static_cast<std::uint64_t>(key.kind) |
+                            (static_cast<std::uint64_t>(key.dtype) << 8) |
+                            (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transa)) << 16) |
+                            (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transb)) << 24);
+  return std::rotl(tag * 0x94d049bb133111ebULL, 7) + static_cast<std::uint64_t>(key.m) * 0x9e3779b97f4a7c15ULL +
+         std::rotl(static_cast<std::uint64_t>(key.n) * 0xc2b2ae3d27d4eb4fULL, 21) +
+         std::rotl(static_cast<std::uint64_t>(key.k) * 0x165667b19e3779f9ULL, 42);
+}
 
 /// Owns operand buffers for a problem: `copies` sets of A, B, C (and bias), for rotating
 /// buffers and numerical checks. Every copy holds the same contents; buffers are 64-byte

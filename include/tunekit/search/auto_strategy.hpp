@@ -60,6 +60,13 @@ struct AutoSettings {
   bool bootstrap = true;
   /// xgb model with bootstrap: the best this-many trials are always in the resample.
   std::size_t keep_best = 0;
+  /// Candidate generator: "pool" (neighbourhood, adjacent moves, recombinations and random
+  /// configurations, below) or "pack" (a surrogate-assisted grey-wolf pack: see pack_pick()).
+  std::string generator = "pool";
+  std::size_t pack_size = 8;
+  std::size_t pack_children = 16;
+  double shake_rate = 0.2;
+  double jump_rate = 0.15;
   /// An invalid recombination or adjacent move is repaired into a random valid configuration at
   /// Hamming distance 1 instead of being dropped (as Kernel Tuner's adaptive tabu grey wolf does).
   bool repair = false;
@@ -141,6 +148,11 @@ class AutoStrategy : public SearchStrategy {
   std::optional<Config> pick(const std::vector<Config>& pool);
   std::optional<Config> global_pick();
   bool repair(KnobVector& knobs);
+  bool repair_adjacent(KnobVector& knobs);
+  std::optional<Config> pack_pick();
+  std::vector<std::pair<KnobVector, double>> pack_;
+  std::size_t pack_cursor_ = 0;
+  std::optional<std::pair<std::uint64_t, std::size_t>> pending_;  // (index, pack member)
 };
 
 }  // namespace tunekit

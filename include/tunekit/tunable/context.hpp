@@ -154,6 +154,7 @@ class TuningContext {
   /// The mask that applies to a dispatch on the calling thread: the innermost DynamicDimsGuard's,
   /// else dynamic_dims().
   DynamicDimsMask effective_dynamic_dims() const noexcept {
+    if (detail::live_dynamic_dims_guards.load(std::memory_order_relaxed) == 0) return dynamic_dims_.get();
     const ThreadDynamicDims t = thread_dynamic_dims();
     return t.set ? t.mask : dynamic_dims_.get();
   }

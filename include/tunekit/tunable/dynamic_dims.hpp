@@ -3,6 +3,8 @@
 // a wildcard signature.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -43,6 +45,9 @@ struct ThreadDynamicDims {
 namespace detail {
 /// The calling thread's innermost guard (written only by DynamicDimsGuard).
 inline thread_local ThreadDynamicDims t_dynamic_dims{};
+/// DynamicDimsGuards alive in the process: while none is, the dispatch path skips the
+/// thread-local read (a call into the TLS resolver from a shared library).
+inline std::atomic<int> live_dynamic_dims_guards{0};
 }  // namespace detail
 
 /// This thread's guard state (one thread-local read; cheap enough for the dispatch path).

@@ -32,8 +32,8 @@ struct CachedSolution {
 /// replaces a key's entry in place or inserts it, doubling the table when half full. Retired
 /// tables and replaced entries stay alive until the ResultTable is destroyed, so a reader never
 /// sees freed memory.
-/// `Hash` is `std::uint64_t(const Key&)` (Params::hash); the result is remixed (SplitMix64
-/// finaliser) before use, so weak hashes are fine.
+/// `Hash` is `std::uint64_t(const Key&)` (Params::hash); the result is remixed (a Fibonacci multiply, high half
+/// folded down) before use, so weak hashes are fine.
 template <class Key, std::uint64_t (*Hash)(const Key&)>
 class ResultTable {
  public:
@@ -98,12 +98,10 @@ class ResultTable {
   };
 
   static std::uint64_t mix(std::uint64_t x) noexcept {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
+    // Fibonacci hashing (Knuth, TAOCP vol. 3, 6.4): one multiply by 2^64 / golden ratio, with
+    // the high half folded into the low bits that the slot mask keeps.
+    x *= 0x9e3779b97f4a7c15ULL;
+    return x ^ (x >> 32);
   }
 
   void grow_to(std::size_t slot_count) {
