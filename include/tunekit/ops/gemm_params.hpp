@@ -169,17 +169,23 @@ inline GemmKey GemmParams::key() const noexcept {
 }
 
 inline std::uint64_t GemmParams::hash(const GemmKey& key) noexcept {
-  // The fields that tell problems apart in practice (shape, kind, dtype, transposes), one
-  // multiply each, summed: no serial chain of finalisers on the dispatch path. Leading
-  // dimensions and batch are left to the key comparison; the lock-free result table applies a
-  // finaliser on top.
-  const std::uint64_t tag = static_cast<std::uint64_t>(key.kind) |
-                            (static_cast<std::uint64_t>(key.dtype) << 8) |
-                            (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transa)) << 16) |
-                            (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transb)) << 24);
-  return std::rotl(tag * 0x94d049bb133111ebULL, 7) + static_cast<std::uint64_t>(key.m) * 0x9e3779b97f4a7c15ULL +
-         std::rotl(static_cast<std::uint64_t>(key.n) * 0xc2b2ae3d27d4eb4fULL, 21) +
-         std::rotl(static_cast<std::uint64_t>(key.k) * 0x165667b19e3779f9ULL, 42);
+  // One multiply and rotation per field, summed: the products are independent (no serial chain
+  // of finalisers on the dispatch path); the lock-free result table remixes the sum.
+  const auto term = [](std::int64_t v, std::uint64_t odd, int rot) {
+    return std::rotl(static_cast<std::uint64_t>(v) * odd, rot);
+  };
+  const auto tag = static_cast<std::int64_t>(
+      static_cast<std::uint64_t>(key.kind) | (static_cast<std::uint64_t>(key.dtype) << 8) |
+      (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transa)) << 16) |
+      (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transb)) << 24));
+  // Leading dimensions and batch share one product (they rarely differ between problems of
+  // the same shape).
+  const auto rest = static_cast<std::int64_t>(
+      static_cast<std::uint64_t>(key.lda) ^ std::rotl(static_cast<std::uint64_t>(key.ldb), 21) ^
+      std::rotl(static_cast<std::uint64_t>(key.ldc), 42) ^ std::rotl(static_cast<std::uint64_t>(key.batch), 53));
+  return term(tag, 0x94d049bb133111ebULL, 7) + term(key.m, 0x9e3779b97f4a7c15ULL, 0) +
+         term(key.n, 0xc2b2ae3d27d4eb4fULL, 17) + term(key.k, 0x165667b19e3779f9ULL, 34) +
+         term(rest, 0xd6e8feb86659fd93ULL, 51);
 }
 
 /// Owns operand buffers for a problem: `copies` sets of A, B, C (and bias), for rotating
