@@ -175,6 +175,17 @@ TEST(ModelBased, TransferLearningFromAnotherSpace) {
   EXPECT_EQ(tuner.trials().size(), 20u);  // donor trials belong to another space: not resumed
 }
 
+TEST(Auto, PackGeneratorIsValidUniqueAndReproducible) {
+  const nlohmann::json settings{{"generator", "pack"}};
+  const auto a = run("auto", 3, 60, settings);
+  ASSERT_EQ(a.size(), 60u);
+  EXPECT_EQ(a, run("auto", 3, 60, settings));
+  EXPECT_EQ(std::set<std::uint64_t>(a.begin(), a.end()).size(), a.size());
+  for (auto i : a) EXPECT_TRUE(fixture()->space()->is_valid(i));
+  EXPECT_NE(a, run("auto", 3, 60));  // the pool generator proposes differently
+  EXPECT_FALSE(make_strategy("auto", {{"generator", "swarm"}}));
+}
+
 TEST(Auto, FindsTheOptimumOfTheFixture) {
   // 554 configurations containing the optimum of convolution_milo on A100 (0.5536 ms).
   int found = 0;
