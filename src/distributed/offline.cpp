@@ -15,6 +15,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <filesystem>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -232,7 +233,10 @@ Expected<std::vector<std::string>> expand_file_patterns(const std::vector<std::s
   for (const std::string& arg : args) {
     if (is_regular_file(arg) || !has_glob_chars(arg)) {
       if (!is_regular_file(arg)) {
-        return Status(StatusCode::kNotFound, "cannot read '" + arg + "': no such file");
+        std::error_code ec;
+        return Status(StatusCode::kNotFound,
+                      "cannot read '" + arg + "': " +
+                          (std::filesystem::is_directory(arg, ec) ? "it is a directory" : "no such file"));
       }
       if (seen.insert(arg).second) files.push_back(arg);
       continue;

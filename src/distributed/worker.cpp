@@ -1,9 +1,14 @@
 // The offline-tuning worker. See include/tunekit/distributed/worker.hpp.
 #include "tunekit/distributed/worker.hpp"
 
+#include <fmt/format.h>
+
 #include <unistd.h>
 
 #include <climits>
+
+#include "tunekit/core/log.hpp"
+#include "tunekit/ops/gemm.hpp"
 
 namespace tunekit::distributed {
 
@@ -40,6 +45,13 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.winner = stored->solution;
     out.time_ms = stored->time_ms;
     out.note = "already tuned";
+    // A solution no candidate of this build knows (renamed, or another machine's library) makes
+    // dispatch run Default: say so instead of showing it as the winner.
+    if (!gemm_op().find_candidate(stored->solution)) {
+      out.note = "already tuned; unknown solution, Default runs";
+      log::warn(fmt::format("{},{}: solution '{}' is not a candidate of this build; dispatch runs Default",
+                            op_sig, canonical, stored->solution));
+    }
     return out;
   }
   auto workspace = ops::GemmWorkspace::create(*shape, 1, /*random_fill=*/true, /*seed=*/1);

@@ -61,5 +61,19 @@ TUNEKIT_MAX_TUNING_ITERATIONS=abc expect_fail bad-env "TUNEKIT_MAX_TUNING_ITERAT
 printf '\x00\x01\x02binary' > bin.csv
 expect_fail binary-input "bin.csv" "$TK" tune-file bin.csv --results res3.csv
 
+# Results files that cannot be written are refused before any tuning.
+expect_fail results-folder "does not exist" "$TK" gemm --m 5 --n 5 --k 5 --threads 1 --results nodir/x.csv
+expect_fail results-dir "is a directory" "$TK" gemm --m 5 --n 5 --k 5 --threads 1 --results .
+expect_fail input-dir "is a directory" "$TK" tune-file .
+# A flag typed on the command line wins over its TUNEKIT_* variable.
+TUNEKIT_FILENAME=envname.csv expect_ok flag-wins "$TK" gemm --m 5 --n 5 --k 5 --threads 1 \
+  --max-tuning-duration-ms 2 --results flagname.csv
+[ -f flagname.csv ] && [ ! -e envname0.csv ] && [ ! -e envname.csv ] && pass || fail "--results did not win over TUNEKIT_FILENAME"
+# A stored solution this build does not know is reported (dispatch runs Default).
+sed 's/^\(GemmTunableOp[^,]*,[^,]*\),[^,]*,/\1,nosuchlib,/' res.csv > unknown.csv
+expect_ok unknown-solution "$TK" results show unknown.csv --threads 1
+grep -q "nosuchlib (unknown here: Default runs)" out.txt && pass || fail "results show: unknown solution not marked"
+expect_fail compare-nothing "nothing to compare" "$TK" compare "$DATA/small_untuned.csv" --results nothere.csv --threads 1
+
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -181,6 +181,10 @@ void run_compare(const CompareArgs& args) {
     }
   }
   progress_done();
+  if (tuned_over_best.empty()) {
+    throw CommandFailure{kExitFailure, fmt::format("nothing to compare: none of the {} problem(s) of '{}' has a result in '{}'",
+                                                   set.problems.size(), args.file, ctx.filename())};
+  }
   std::fputs(table.render().c_str(), stdout);
   if (args.all) std::printf("\n%s", detail.render().c_str());
   std::printf("\n%d interleaved repeats of every contender, median of per-repeat medians; then %d "
@@ -211,8 +215,8 @@ void register_compare_command(CLI::App& app) {
   c->add_option("file", args->file, "untuned or results CSV listing the problems")->required()
       ->check(CLI::ExistingFile);
   add_tune_flags(c, args->flags);
-  c->add_option("--repeats", args->repeats, "interleaved repeats (median taken; at least 5)")
-      ->check(CLI::Range(1, 1000));
+  c->add_option("--repeats", args->repeats, "interleaved repeats of every contender (median taken; at least 5)")
+      ->check(CLI::Range(5, 1000));
   c->add_option("--head-to-head", args->head_to_head,
                 "rounds alternating the tuned dispatch and the best single contender (0: none)")
       ->check(CLI::Range(0, 1000));

@@ -20,13 +20,21 @@ void show(const std::string& path, int threads) {
   std::printf("%s: %zu validator(s), %zu result(s)\n", path.c_str(), content->validators.size(),
               content->results.size());
   Status v = tuning_context().validators().validate(content->validators, path);
-  std::printf("validators: %s\n\n",
-              v.is_ok() ? "match this machine" : v.message().c_str());
+  if (v.is_ok()) {
+    std::printf("validators: match this machine with %d thread(s)\n\n", tuning_context().threads());
+  } else {
+    // Only the first line of the loader's message: its advice is about tuning into the file.
+    std::string first = v.message().substr(0, v.message().find(" (the file was written under"));
+    std::printf("validators: do not match this machine with %d thread(s) (--threads sets the count "
+                "to compare with): %s\n\n", tuning_context().threads(), first.c_str());
+  }
   Table table({"op", "params", "solution", "ms", "GFLOP/s"}, {false, false, false, true, true});
   for (const auto& r : content->results) {
     auto p = ops::GemmParams::from_signature(r.op_signature, r.params_signature);
     const std::string rate = p ? format_number(gflops(p->flops(), r.time_ms)) : "-";
-    table.add_row({r.op_signature, r.params_signature, r.solution, format_number(r.time_ms), rate});
+    const bool known = gemm_op().find_candidate(r.solution).has_value();
+    table.add_row({r.op_signature, r.params_signature,
+                   known ? r.solution : r.solution + " (unknown here: Default runs)", format_number(r.time_ms), rate});
   }
   std::fputs(table.render().c_str(), stdout);
   for (const auto& d : content->duplicates) std::printf("note: %s\n", d.c_str());

@@ -251,6 +251,7 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
 void run_single(const TuneFileArgs& args) {
   const Prepared prep = prepare(args);
   auto op = setup_tuning(args.flags);
+  check_results_writable(tuning_context().filename());
   const std::int64_t start = now_ns();
   const WorkerReport report = distributed::tune_share(*op, prep.problems, 0, &progress);
   progress_done();
@@ -384,6 +385,7 @@ void run_gemm(const GemmArgs& a) {
     if (!check) throw CommandFailure{kExitFailure, check.status().message()};
   }
   auto op = setup_tuning(a.flags);
+  check_results_writable(tuning_context().filename());
   const std::int64_t start = now_ns();
   const ProblemOutcome outcome =
       distributed::tune_problem(*op, ProblemRef{p.op_signature(), p.signature()}, 0, nullptr);

@@ -3,6 +3,10 @@
 #include "tuning_setup.hpp"
 
 #include <fnmatch.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include <algorithm>
 #include <sstream>
@@ -17,8 +21,8 @@ namespace tunekit::cli {
 
 void add_tune_flags(CLI::App* cmd, TuneFlags& flags) {
   cmd->add_option("--results", flags.results,
-                  "results file to read and append to (default: tunekit_results0.csv or "
-                  "TUNEKIT_FILENAME)");
+                  "results file to read and append to; wins over TUNEKIT_FILENAME (default: that "
+                  "variable with the device ordinal inserted, else tunekit_results0.csv)");
   cmd->add_option("--threads", flags.threads, "threads for every library (0 or unset: all usable cores)")
       ->check(tunekit::cli::non_negative_integer());
   cmd->add_option("--max-tuning-duration-ms", flags.max_tuning_duration_ms,
@@ -44,8 +48,30 @@ static bool matches_any(const std::string& name, const std::string& globs) {
 
 namespace {
 
+/// A flag typed on the command line wins over its TUNEKIT_* variable (which otherwise wins over
+/// the API, as upstream): the variable is dropped for this process, with a note at verbose >= 1.
+void flags_win_over_environment(const TuneFlags& flags) {
+  const std::pair<bool, const char*> given[] = {
+      {!flags.results.empty(), "TUNEKIT_FILENAME"},
+      {flags.threads > 0, "TUNEKIT_THREADS"},
+      {flags.max_tuning_duration_ms >= 0, "TUNEKIT_MAX_TUNING_DURATION_MS"},
+      {flags.max_tuning_iterations >= 0, "TUNEKIT_MAX_TUNING_ITERATIONS"},
+      {flags.verbose >= 0, "TUNEKIT_VERBOSE"},
+  };
+  bool changed = false;
+  for (const auto& [is_given, name] : given) {
+    if (is_given && std::getenv(name) != nullptr) {
+      log::info(1, "{} is ignored: the command-line flag wins", name);
+      ::unsetenv(name);
+      changed = true;
+    }
+  }
+  if (changed) (void)tuning_context().reload_environment();
+}
+
 std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* worker) {
   TuningContext& ctx = tuning_context();
+  flags_win_over_environment(flags);
   Status env = ctx.environment_status();
   if (!env.is_ok()) throw CommandFailure{kExitFailure, env.message()};
   if (flags.verbose >= 0) ctx.set_verbose(flags.verbose);
@@ -106,9 +132,26 @@ std::unique_ptr<GemmTunableOp> setup_worker_tuning(const TuneFlags& flags, const
   return setup(flags, &w);
 }
 
+void check_results_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) {
+    throw CommandFailure{kExitFailure, "results file '" + path + "' is a directory"};
+  }
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec)) {
+    throw CommandFailure{kExitFailure, "results file '" + path + "': folder '" + dir.string() + "' does not exist"};
+  }
+  const bool exists = fs::exists(p, ec);
+  if (::access(exists ? path.c_str() : dir.c_str(), W_OK) != 0) {
+    throw CommandFailure{kExitFailure, "results file '" + path + "' is not writable"};
+  }
+}
+
 std::string results_base_name(const TuneFlags& flags) {
-  if (auto env_name = env::get_string("TUNEKIT_FILENAME")) return *env_name;
   if (!flags.results.empty()) return flags.results;
+  if (auto env_name = env::get_string("TUNEKIT_FILENAME")) return *env_name;
   return std::string(kDefaultResultsFilename);
 }
 

@@ -48,6 +48,9 @@ std::unique_ptr<GemmTunableOp> setup_worker_tuning(const TuneFlags& flags, const
 
 /// The results file name before any ordinal: TUNEKIT_FILENAME, else --results, else
 /// "tunekit_results.csv".
+/// Throws CommandFailure (one line naming the file) when `path` is a directory, its folder does
+/// not exist, or it cannot be written: checked before any tuning, so no result is lost.
+void check_results_writable(const std::string& path);
 std::string results_base_name(const TuneFlags& flags);
 
 /// GFLOP/s of `flops` operations taking `ms` milliseconds.
