@@ -203,10 +203,10 @@ Status parse_one_line(std::string_view line, std::string_view file_name, std::si
   r.solution = std::string(fields[2]);
   if (fields.size() >= 4) {
     const auto time = env::parse_double(std::string(fields[3]));
-    if (!time || std::isnan(*time) || *time < 0.0) {
+    if (!time || !std::isfinite(*time) || *time < 0.0) {
       return parse_error(file_name, line_no,
                          "could not parse time '" + std::string(fields[3]) + "' in line '" +
-                             shown + "' (expected a non-negative number of milliseconds)");
+                             shown + "' (expected a finite non-negative number of milliseconds)");
     }
     r.time_ms = *time;
     if (fields.size() > 4) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "commands.hpp"
@@ -58,6 +60,7 @@ void run_compare(const CompareArgs& args) {
   Table detail({"problem", "contender", "median ms", "GFLOP/s", "vs best"},
                {false, false, true, true, true});
   std::vector<double> tuned_over_best, speedups;
+  std::set<std::string> compared;
   double worst = 0;
   std::string worst_problem;
   const std::int64_t start = now_ns();
@@ -67,6 +70,8 @@ void run_compare(const CompareArgs& args) {
     auto stored = ctx.results_manager().lookup(shape.op_signature(), shape.signature());
     const std::string label = prob.op_signature + "," + prob.params_signature;
     progress(pi, set.problems.size(), label);
+    // The same problem written twice (e.g. with and without its leading dimensions) is one problem.
+    if (!compared.insert(shape.op_signature() + "," + shape.signature()).second) continue;
     if (!stored) {
       table.add_row({label, "-", "-", "-", "not tuned", "-", "-", "-"});
       continue;

@@ -72,6 +72,12 @@ TEST(ResultsParse, MalformedLinesNameFileAndLine) {
   EXPECT_NE(bad_time.status().message().find("t.csv:2:"), std::string::npos);
   EXPECT_NE(bad_time.status().message().find("'fast'"), std::string::npos);
 
+  for (const char* t : {"nan", "-3", "1e999", "inf"}) {
+    auto r = parse_results(std::string("op,params,Default,") + t + "\n", "f.csv");
+    ASSERT_FALSE(r.has_value()) << t;
+    EXPECT_NE(r.status().message().find("f.csv:1:"), std::string::npos) << t;
+  }
+
   auto bad_validator = parse_results("Validator,ONLYKEY\n", "v.csv");
   ASSERT_FALSE(bad_validator.has_value());
   EXPECT_NE(bad_validator.status().message().find("v.csv:1:"), std::string::npos);
