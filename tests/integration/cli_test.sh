@@ -75,5 +75,12 @@ expect_ok unknown-solution "$TK" results show unknown.csv --threads 1
 grep -q "nosuchlib (unknown here: Default runs)" out.txt && pass || fail "results show: unknown solution not marked"
 expect_fail compare-nothing "nothing to compare" "$TK" compare "$DATA/small_untuned.csv" --results nothere.csv --threads 1
 
+# A problem too big for this machine's memory fails cleanly; the others are still tuned and written.
+printf 'GemmTunableOp_float_NN,nn_2147483647_1_2\nGemmTunableOp_float_NN,nn_8_8_8\n' > huge.csv
+expect_fail huge-problem "could not be tuned" "$TK" tune-file huge.csv --results huge_res.csv --threads 1 \
+  --max-tuning-duration-ms 2
+grep -q "memory is available" out.txt && pass || fail "huge problem: no memory reason in the table"
+grep -q "^GemmTunableOp_float_NN,nn_8_8_8" huge_res.csv && pass || fail "huge problem: the small one was not written"
+
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

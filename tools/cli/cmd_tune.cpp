@@ -268,6 +268,18 @@ void run_single(const TuneFileArgs& args) {
   }
   print_buckets(written, prep.bucket_entries.size(), ctx.filename());
   std::printf("\nresults: %s\n", ctx.filename().c_str());
+  const auto failed = std::count_if(report.outcomes.begin(), report.outcomes.end(), [](const auto& o) {
+    return o.kind == distributed::ProblemOutcome::Kind::kFailed;
+  });
+  if (failed > 0 || report.outcomes.empty()) {
+    std::fflush(stdout);
+    throw CommandFailure{kExitFailure,
+                         report.outcomes.empty()
+                             ? std::string("no problem could be tuned (every line was skipped, see above)")
+                             : fmt::format("{} of {} problem(s) could not be tuned (see the table); the "
+                                           "others' results were written",
+                                           failed, report.outcomes.size())};
+  }
 }
 
 void run_local_jobs(const TuneFileArgs& args) {
