@@ -82,5 +82,10 @@ expect_fail huge-problem "could not be tuned" "$TK" tune-file huge.csv --results
 grep -q "memory is available" out.txt && pass || fail "huge problem: no memory reason in the table"
 grep -q "^GemmTunableOp_float_NN,nn_8_8_8" huge_res.csv && pass || fail "huge problem: the small one was not written"
 
+# A torn last line is reported once by results show.
+cp res.csv torn.csv && printf 'GemmTunableOp_float_NN,nn_4_4' >> torn.csv
+expect_ok torn-show "$TK" results show torn.csv --threads 1
+[ "$(grep -c 'incomplete last line' out.txt)" -eq 1 ] && pass || fail "results show: torn last line not reported once"
+
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -38,6 +38,7 @@ void show(const std::string& path, int threads) {
   }
   std::fputs(table.render().c_str(), stdout);
   for (const auto& d : content->duplicates) std::printf("note: %s\n", d.c_str());
+  for (const auto& w : content->warnings) std::printf("note: %s\n", w.c_str());
 }
 
 void list_candidates() {
