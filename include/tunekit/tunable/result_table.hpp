@@ -24,6 +24,9 @@ struct CachedSolution {
   std::uint32_t candidate = 0;  ///< index into the op's candidate list
   CachedKind kind = CachedKind::kResult;
   std::uint64_t stamp = 0;      ///< epoch or generation the entry was resolved under
+  /// The resolved object itself (the op's candidate), so that a hit needs no second lookup;
+  /// null where the owner does not use it.
+  void* target = nullptr;
 };
 
 /// Insert-only open-addressing hash table (linear probing, load <= 1/2) of atomic pointers to

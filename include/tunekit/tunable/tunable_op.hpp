@@ -96,7 +96,7 @@ class TunableOp {
           }
         }
       }
-      return candidates_[e->candidate]->run(params);
+      return static_cast<Candidate<Params>*>(e->target)->run(params);
     }
     return dispatch_slow(params, key);
   }
@@ -151,7 +151,7 @@ class TunableOp {
   }
 
   void publish(const Key& key, std::uint32_t candidate, CachedKind kind, std::uint64_t stamp) {
-    table_.publish(Entry{key, candidate, kind, stamp});
+    table_.publish(Entry{key, candidate, kind, stamp, candidates_[candidate].get()});
   }
 
   std::string blas_extra(const Params& params) const {
