@@ -12,8 +12,6 @@
 namespace tunekit {
 namespace {
 
-char lower(char t) { return static_cast<char>(std::tolower(static_cast<unsigned char>(t))); }
-
 ops::GemmParams make(ops::GemmKind kind, ops::DType dtype, char transa, char transb,
                      std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const void* a,
                      std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c,
@@ -21,8 +19,8 @@ ops::GemmParams make(ops::GemmKind kind, ops::DType dtype, char transa, char tra
   ops::GemmParams p;
   p.kind = kind;
   p.dtype = dtype;
-  p.transa = lower(transa);
-  p.transb = lower(transb);
+  p.transa = ops::lower_trans(transa);
+  p.transb = ops::lower_trans(transb);
   p.m = m;
   p.n = n;
   p.k = k;

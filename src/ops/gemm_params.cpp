@@ -16,9 +16,6 @@ namespace {
 
 constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
 
-char lower(char c) noexcept {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
 char upper(char c) noexcept {
   return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
 }
@@ -163,10 +160,10 @@ std::string GemmParams::op_signature() const {
 
 std::string GemmParams::signature() const {
   if (kind == GemmKind::kStridedBatched) {
-    return fmt::format("{}{}_{}_{}_{}_B_{}_ld_{}_{}_{}", lower(transa), lower(transb), m, n, k,
+    return fmt::format("{}{}_{}_{}_{}_B_{}_ld_{}_{}_{}", lower_trans(transa), lower_trans(transb), m, n, k,
                        batch, lda, ldb, ldc);
   }
-  return fmt::format("{}{}_{}_{}_{}_ld_{}_{}_{}", lower(transa), lower(transb), m, n, k, lda, ldb,
+  return fmt::format("{}{}_{}_{}_{}_ld_{}_{}_{}", lower_trans(transa), lower_trans(transb), m, n, k, lda, ldb,
                      ldc);
 }
 
@@ -177,7 +174,7 @@ std::string GemmParams::dynamic_signature(std::uint8_t mask) const {
   const auto tok = [](bool dynamic, std::int64_t v) {
     return dynamic ? std::string("*") : std::to_string(v);
   };
-  const std::string dims = fmt::format("{}{}_{}_{}_{}", lower(transa), lower(transb), tok(dm, m),
+  const std::string dims = fmt::format("{}{}_{}_{}_{}", lower_trans(transa), lower_trans(transb), tok(dm, m),
                                        tok(dn, n), tok(dk, k));
   const std::string lds = fmt::format("_ld_{}_{}_{}", tok(a_is_n() ? dm : dk, lda),
                                       tok(b_is_n() ? dk : dn, ldb), tok(dm, ldc));
@@ -240,11 +237,11 @@ Status GemmParams::validate_shape() const {
   const std::int64_t rows_b = b_is_n() ? k : n;
   if (lda < rows_a || lda > kMaxDim) {
     return invalid(fmt::format("lda ({}) must be >= {} ({}) when transa is '{}' and <= {}", lda,
-                               a_is_n() ? "m" : "k", rows_a, lower(transa), kMaxDim));
+                               a_is_n() ? "m" : "k", rows_a, lower_trans(transa), kMaxDim));
   }
   if (ldb < rows_b || ldb > kMaxDim) {
     return invalid(fmt::format("ldb ({}) must be >= {} ({}) when transb is '{}' and <= {}", ldb,
-                               b_is_n() ? "k" : "n", rows_b, lower(transb), kMaxDim));
+                               b_is_n() ? "k" : "n", rows_b, lower_trans(transb), kMaxDim));
   }
   if (ldc < m || ldc > kMaxDim) {
     return invalid(fmt::format("ldc ({}) must be >= m ({}) and <= {}", ldc, m, kMaxDim));
@@ -360,8 +357,8 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
                               op_signature));
   }
   const std::string_view dtype = rest.substr(0, last_us);
-  const char layout_a = lower(rest[last_us + 1]);
-  const char layout_b = lower(rest[last_us + 2]);
+  const char layout_a = lower_trans(rest[last_us + 1]);
+  const char layout_b = lower_trans(rest[last_us + 2]);
   if (dtype == "float") {
     p.dtype = DType::kFloat;
   } else if (dtype == "double") {
@@ -396,8 +393,8 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
   if (tok[0].size() != 2 || !is_trans_char(tok[0][0]) || !is_trans_char(tok[0][1])) {
     return parse_error(params_signature, fmt::format("transposes '{}' must be two of n/t", tok[0]));
   }
-  p.transa = lower(tok[0][0]);
-  p.transb = lower(tok[0][1]);
+  p.transa = lower_trans(tok[0][0]);
+  p.transb = lower_trans(tok[0][1]);
   if (p.transa != layout_a || p.transb != layout_b) {
     return parse_error(params_signature,
                        fmt::format("transposes '{}' disagree with the op layout '{}{}' of '{}'",

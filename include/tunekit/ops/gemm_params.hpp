@@ -150,14 +150,18 @@ struct GemmParams {
                                              std::string_view params_signature);
 };
 
+/// ASCII lower case of a transpose (or layout) character: 'N' -> 'n', 'T' -> 't'; others as is.
+constexpr char lower_trans(char c) noexcept {
+  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
 // The dispatch path's key and hash are inline: a hit costs no call into the library for them.
 inline GemmKey GemmParams::key() const noexcept {
-  const auto lower = [](char ch) { return ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch; };
   GemmKey key;
   key.kind = kind;
   key.dtype = dtype;
-  key.transa = lower(transa);
-  key.transb = lower(transb);
+  key.transa = lower_trans(transa);
+  key.transb = lower_trans(transb);
   key.m = m;
   key.n = n;
   key.k = k;
