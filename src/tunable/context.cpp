@@ -328,7 +328,14 @@ std::string TuningContext::untuned_filename() const {
 Status TuningContext::read_file(const std::string& name) {
   const std::string path = name.empty() ? filename() : name;
   if (path.empty()) return Status(StatusCode::kInvalidArgument, "read_file: no results file set");
-  return results_.read_file(path);
+  Status s = results_.read_file(path);
+  if ((s.is_ok() || s.code() == StatusCode::kNotFound) && path == filename()) {
+    // The results file itself was just read: the first dispatch need not read it again.
+    std::lock_guard lock(load_mutex_);
+    loaded_file_ = path;
+    loaded_.store(true, std::memory_order_release);
+  }
+  return s;
 }
 
 Status TuningContext::write_file(const std::string& name) {

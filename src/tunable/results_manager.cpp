@@ -2,10 +2,6 @@
 // See include/tunekit/tunable/results_manager.hpp.
 #include "tunekit/tunable/results_manager.hpp"
 
-#include <mutex>
-#include <set>
-#include <string>
-
 #include "tunekit/core/log.hpp"
 
 namespace tunekit {
@@ -137,16 +133,7 @@ Status ResultsManager::read_file(const std::string& path) {
     return verdict;
   }
   for (const std::string& note : content->duplicates) log::info(1, "{}", note);
-  {
-    // A file read again in the same process (the CLI reads it up front, dispatch on first use)
-    // warns once per distinct message.
-    static std::mutex warned_mutex;
-    static std::set<std::string> warned;
-    std::lock_guard lock(warned_mutex);
-    for (const std::string& warning : content->warnings) {
-      if (warned.insert(warning).second) log::warn(warning);
-    }
-  }
+  for (const std::string& warning : content->warnings) log::warn(warning);
   {
     std::unique_lock lock(mutex_);
     for (ResultLine& r : content->results) {

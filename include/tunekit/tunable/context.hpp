@@ -257,6 +257,8 @@ class TuningContext {
   std::string untuned_filename() const;
 
   /// Loads and merges a results file (default: filename()). See ResultsManager::read_file.
+  /// Reading filename() itself (found or missing) is the load the first dispatch would do, so
+  /// dispatch does not read it again.
   Status read_file(const std::string& name = {});
   /// Writes all validators and results to a file (default: filename()), replacing it.
   /// See ResultsManager::write_file.
