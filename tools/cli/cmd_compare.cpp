@@ -118,18 +118,24 @@ void run_compare(const CompareArgs& args) {
       (void)call(c, &ms);
       c.calls = std::clamp(static_cast<int>(std::ceil(args.sample_ms / std::max(ms, 1e-6))), 1, 200);
     }
+    // One sample of a contender: its calls after the thread pools settled; the median per-call
+    // ms, kept in its samples (NaN when its first call fails).
+    auto sample = [&](Contender& c) {
+      (void)ops::settle_threads();
+      std::vector<double> per_call;
+      for (int q = 0; q < c.calls; ++q) {
+        double ms = 0;
+        if (!call(c, &ms).is_ok()) break;
+        per_call.push_back(ms);
+      }
+      if (per_call.empty()) return static_cast<double>(NAN);
+      c.samples.push_back(median(per_call));
+      return c.samples.back();
+    };
     for (int r = 0; r < args.repeats; ++r) {
       for (std::size_t j = 0; j < contenders.size(); ++j) {
         Contender& c = contenders[(j + static_cast<std::size_t>(r)) % contenders.size()];
-        if (c.calls == 0) continue;
-        (void)ops::settle_threads();
-        std::vector<double> per_call;
-        for (int q = 0; q < c.calls; ++q) {
-          double ms = 0;
-          if (!call(c, &ms).is_ok()) break;
-          per_call.push_back(ms);
-        }
-        if (!per_call.empty()) c.samples.push_back(median(per_call));
+        if (c.calls > 0) (void)sample(c);
       }
     }
     for (auto& c : contenders) c.median_ms = c.samples.empty() ? NAN : median(c.samples);
@@ -152,17 +158,7 @@ void run_compare(const CompareArgs& args) {
       double round_ms[2] = {NAN, NAN};
       for (int j = 0; j < 2; ++j) {
         const int which = (j + r) % 2;  // 0: tuned, 1: best
-        Contender& c = which == 0 ? *tuned : *best;
-        (void)ops::settle_threads();
-        std::vector<double> per_call;
-        for (int q = 0; q < c.calls; ++q) {
-          double ms = 0;
-          if (!call(c, &ms).is_ok()) break;
-          per_call.push_back(ms);
-        }
-        if (per_call.empty()) continue;
-        round_ms[which] = median(per_call);
-        c.samples.push_back(round_ms[which]);
+        round_ms[which] = sample(which == 0 ? *tuned : *best);
       }
       if (std::isfinite(round_ms[0]) && std::isfinite(round_ms[1])) paired.push_back(round_ms[0] / round_ms[1]);
     }
