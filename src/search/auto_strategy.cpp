@@ -7,73 +7,140 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "tunekit/search/strategies.hpp"
 
 namespace tunekit {
 
+namespace {
+
+using Setter = void (*)(AutoSettings&, const nlohmann::json&);
+
+/// Every key AutoSettings::from_json accepts, with how it sets the field.
+const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
+  static const std::vector<std::pair<std::string_view, Setter>> setters = {
+      {"initial",
+       [](AutoSettings& a, const nlohmann::json& v) { a.initial = v.get<std::size_t>(); }},
+      {"model", [](AutoSettings& a, const nlohmann::json& v) { a.model = v.get<std::string>(); }},
+      {"acquisition",
+       [](AutoSettings& a, const nlohmann::json& v) { a.acquisition = v.get<std::string>(); }},
+      {"ts_trees",
+       [](AutoSettings& a, const nlohmann::json& v) { a.ts_trees = v.get<std::size_t>(); }},
+      {"target", [](AutoSettings& a, const nlohmann::json& v) { a.target = v.get<std::string>(); }},
+      {"failure_penalty",
+       [](AutoSettings& a, const nlohmann::json& v) { a.failure_penalty = v.get<double>(); }},
+      {"pool_random",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_random = v.get<std::size_t>(); }},
+      {"top_k", [](AutoSettings& a, const nlohmann::json& v) { a.top_k = v.get<std::size_t>(); }},
+      {"epsilon", [](AutoSettings& a, const nlohmann::json& v) { a.epsilon = v.get<double>(); }},
+      {"refit_every_until",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.refit_every_until = v.get<std::size_t>();
+       }},
+      {"refit_divisor",
+       [](AutoSettings& a, const nlohmann::json& v) { a.refit_divisor = v.get<std::size_t>(); }},
+      {"trees",
+       [](AutoSettings& a, const nlohmann::json& v) { a.forest.trees = v.get<std::size_t>(); }},
+      {"max_depth",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.forest.max_depth = a.xgb.max_depth = v.get<int>();
+       }},
+      {"feature_fraction",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.forest.feature_fraction = v.get<double>();
+       }},
+      {"min_samples_leaf",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.forest.min_samples_leaf = v.get<std::size_t>();
+       }},
+      {"refresh_trees",
+       [](AutoSettings& a, const nlohmann::json& v) { a.refresh_trees = v.get<std::size_t>(); }},
+      {"min_samples_split",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.forest.min_samples_split = v.get<std::size_t>();
+       }},
+      {"interactions",
+       [](AutoSettings& a, const nlohmann::json& v) { a.interactions = v.get<bool>(); }},
+      {"pool_recombine",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_recombine = v.get<std::size_t>(); }},
+      {"pool_adjacent",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_adjacent = v.get<std::size_t>(); }},
+      {"pool_density",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_density = v.get<std::size_t>(); }},
+      {"good_fraction",
+       [](AutoSettings& a, const nlohmann::json& v) { a.good_fraction = v.get<double>(); }},
+      {"recombine_parents",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.recombine_parents = v.get<std::size_t>();
+       }},
+      {"stagnation",
+       [](AutoSettings& a, const nlohmann::json& v) { a.stagnation = v.get<std::size_t>(); }},
+      {"repair", [](AutoSettings& a, const nlohmann::json& v) { a.repair = v.get<bool>(); }},
+      {"bootstrap", [](AutoSettings& a, const nlohmann::json& v) { a.bootstrap = v.get<bool>(); }},
+      {"generator",
+       [](AutoSettings& a, const nlohmann::json& v) { a.generator = v.get<std::string>(); }},
+      {"pack_size",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pack_size = v.get<std::size_t>(); }},
+      {"pack_children",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pack_children = v.get<std::size_t>(); }},
+      {"shake_rate",
+       [](AutoSettings& a, const nlohmann::json& v) { a.shake_rate = v.get<double>(); }},
+      {"jump_rate",
+       [](AutoSettings& a, const nlohmann::json& v) { a.jump_rate = v.get<double>(); }},
+      {"rounds", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.max_rounds = v.get<int>(); }},
+      {"eta", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.eta = v.get<double>(); }},
+      {"min_child_weight",
+       [](AutoSettings& a, const nlohmann::json& v) { a.xgb.min_child_weight = v.get<double>(); }},
+      {"keep_best",
+       [](AutoSettings& a, const nlohmann::json& v) { a.keep_best = v.get<std::size_t>(); }},
+  };
+  return setters;
+}
+
+}  // namespace
+
 Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
   AutoSettings a;
-  if (!s.is_object()) return Status(StatusCode::kInvalidArgument, "auto: settings must be a JSON object");
+  if (!s.is_object())
+    return Status(StatusCode::kInvalidArgument, "auto: settings must be a JSON object");
   try {
     for (const auto& [k, v] : s.items()) {
-      if (k == "initial") a.initial = v.get<std::size_t>();
-      else if (k == "model") a.model = v.get<std::string>();
-      else if (k == "acquisition") a.acquisition = v.get<std::string>();
-      else if (k == "ts_trees") a.ts_trees = v.get<std::size_t>();
-      else if (k == "target") a.target = v.get<std::string>();
-      else if (k == "failure_penalty") a.failure_penalty = v.get<double>();
-      else if (k == "pool_random") a.pool_random = v.get<std::size_t>();
-      else if (k == "top_k") a.top_k = v.get<std::size_t>();
-      else if (k == "epsilon") a.epsilon = v.get<double>();
-      else if (k == "refit_every_until") a.refit_every_until = v.get<std::size_t>();
-      else if (k == "refit_divisor") a.refit_divisor = v.get<std::size_t>();
-      else if (k == "trees") a.forest.trees = v.get<std::size_t>();
-      else if (k == "max_depth") a.forest.max_depth = a.xgb.max_depth = v.get<int>();
-      else if (k == "feature_fraction") a.forest.feature_fraction = v.get<double>();
-      else if (k == "min_samples_leaf") a.forest.min_samples_leaf = v.get<std::size_t>();
-      else if (k == "refresh_trees") a.refresh_trees = v.get<std::size_t>();
-      else if (k == "min_samples_split") a.forest.min_samples_split = v.get<std::size_t>();
-      else if (k == "interactions") a.interactions = v.get<bool>();
-      else if (k == "pool_recombine") a.pool_recombine = v.get<std::size_t>();
-      else if (k == "pool_adjacent") a.pool_adjacent = v.get<std::size_t>();
-      else if (k == "pool_density") a.pool_density = v.get<std::size_t>();
-      else if (k == "good_fraction") a.good_fraction = v.get<double>();
-      else if (k == "recombine_parents") a.recombine_parents = v.get<std::size_t>();
-      else if (k == "stagnation") a.stagnation = v.get<std::size_t>();
-      else if (k == "repair") a.repair = v.get<bool>();
-      else if (k == "bootstrap") a.bootstrap = v.get<bool>();
-      else if (k == "generator") a.generator = v.get<std::string>();
-      else if (k == "pack_size") a.pack_size = v.get<std::size_t>();
-      else if (k == "pack_children") a.pack_children = v.get<std::size_t>();
-      else if (k == "shake_rate") a.shake_rate = v.get<double>();
-      else if (k == "jump_rate") a.jump_rate = v.get<double>();
-      else if (k == "rounds") a.xgb.max_rounds = v.get<int>();
-      else if (k == "eta") a.xgb.eta = v.get<double>();
-      else if (k == "min_child_weight") a.xgb.min_child_weight = v.get<double>();
-      else if (k == "keep_best") a.keep_best = v.get<std::size_t>();
-      else {
+      const auto& setters = auto_setters();
+      auto it = std::find_if(setters.begin(), setters.end(),
+                             [&k = k](const auto& e) { return e.first == k; });
+      if (it == setters.end()) {
+        std::string accepted;
+        for (const auto& e : setters)
+          accepted += (accepted.empty() ? "" : ", ") + std::string(e.first);
         return Status(StatusCode::kInvalidArgument,
-                      fmt::format("auto: unknown setting '{}' (accepted: initial, model, acquisition, ts_trees, "
-                                  "target, failure_penalty, pool_random, top_k, epsilon, refit_every_until, "
-                                  "refit_divisor, trees, max_depth, feature_fraction, min_samples_leaf, min_samples_split, refresh_trees, interactions, stagnation, pool_recombine, recombine_parents, pool_adjacent, pool_density, good_fraction, repair, bootstrap, keep_best, rounds, eta, min_child_weight, generator, pack_size, pack_children, shake_rate, jump_rate)", k));
+                      fmt::format("auto: unknown setting '{}' (accepted: {})", k, accepted));
       }
+      it->second(a, v);
     }
   } catch (const nlohmann::json::exception& e) {
     return Status(StatusCode::kInvalidArgument, std::string("auto: bad setting: ") + e.what());
   }
-  if (a.generator != "pool" && a.generator != "pack") return Status(StatusCode::kInvalidArgument, "auto: generator must be pool or pack");
-  if (a.generator == "pack" && a.pack_size < 4) return Status(StatusCode::kInvalidArgument, "auto: pack_size must be >= 4");
-  if (a.model != "forest" && a.model != "xgb") return Status(StatusCode::kInvalidArgument, "auto: model must be forest or xgb");
-  if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean" && a.acquisition != "none") {
+  if (a.generator != "pool" && a.generator != "pack")
+    return Status(StatusCode::kInvalidArgument, "auto: generator must be pool or pack");
+  if (a.generator == "pack" && a.pack_size < 4)
+    return Status(StatusCode::kInvalidArgument, "auto: pack_size must be >= 4");
+  if (a.model != "forest" && a.model != "xgb")
+    return Status(StatusCode::kInvalidArgument, "auto: model must be forest or xgb");
+  if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean" &&
+      a.acquisition != "none") {
     return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei, mean or none");
   }
   if (a.target != "log" && a.target != "inverse" && a.target != "rank") {
     return Status(StatusCode::kInvalidArgument, "auto: target must be log, inverse or rank");
   }
-  if (a.initial < 1 || a.refit_divisor < 1 || a.forest.trees < 1 || a.ts_trees < 1 || a.epsilon < 0 || a.epsilon > 1) {
+  if (a.initial < 1 || a.refit_divisor < 1 || a.forest.trees < 1 || a.ts_trees < 1 ||
+      a.epsilon < 0 || a.epsilon > 1) {
     return Status(StatusCode::kInvalidArgument,
-                  "auto: need initial >= 1, refit_divisor >= 1, trees >= 1, ts_trees >= 1, 0 <= epsilon <= 1");
+                  "auto: need initial >= 1, refit_divisor >= 1, trees >= 1, ts_trees >= 1, 0 <= "
+                  "epsilon <= 1");
   }
   return a;
 }
@@ -103,7 +170,8 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   varying_.clear();
   for (std::size_t k = 0; k < space.knob_count(); ++k) {
     const Knob& knob = space.knob(k);
-    const bool numeric = std::all_of(knob.values.begin(), knob.values.end(), [](const ExprValue& v) { return v.is_number(); });
+    const bool numeric = std::all_of(knob.values.begin(), knob.values.end(),
+                                     [](const ExprValue& v) { return v.is_number(); });
     if (knob.kind == KnobKind::kOther && knob.size() > 1 && numeric) varying_.push_back(k);
   }
   return Status::ok();
@@ -120,7 +188,8 @@ const std::vector<float>& AutoStrategy::features(std::uint64_t index, const Knob
     for (std::size_t a = 0; a < varying_.size(); ++a) {
       const double va = space_->knob(varying_[a]).values[knobs[varying_[a]]].number;
       for (std::size_t b = a + 1; b < varying_.size(); ++b) {
-        f.push_back(static_cast<float>(va * space_->knob(varying_[b]).values[knobs[varying_[b]]].number));
+        f.push_back(
+            static_cast<float>(va * space_->knob(varying_[b]).values[knobs[varying_[b]]].number));
       }
     }
   }
@@ -129,7 +198,8 @@ const std::vector<float>& AutoStrategy::features(std::uint64_t index, const Knob
 
 std::optional<Config> AutoStrategy::random_unvisited() {
   auto idx = space_->random_valid_index(
-      rng_, 0, space_->range_length(), [this](std::uint64_t i) { return visited_.count(i) > 0; }, 100000);
+      rng_, 0, space_->range_length(), [this](std::uint64_t i) { return visited_.count(i) > 0; },
+      100000);
   if (idx) return space_->config_at(*idx);
   if (space_->range_length() > (std::uint64_t{1} << 24)) return std::nullopt;
   std::vector<std::uint64_t> rest;
@@ -153,20 +223,26 @@ void AutoStrategy::refit() {
   double worst = 0.0;
   for (std::size_t r = 0; r < ok.size(); ++r) {
     const std::size_t i = ok[r];
-    if (settings_.target == "log") y[i] = std::log(scores_[i] / best);
-    else if (settings_.target == "inverse") y[i] = scores_[i] / best;
-    else y[i] = static_cast<double>(r + 1) / static_cast<double>(ok.size());
+    if (settings_.target == "log")
+      y[i] = std::log(scores_[i] / best);
+    else if (settings_.target == "inverse")
+      y[i] = scores_[i] / best;
+    else
+      y[i] = static_cast<double>(r + 1) / static_cast<double>(ok.size());
     worst = std::min(worst, y[i]);
   }
   for (std::size_t i = 0; i < scores_.size(); ++i) {
-    if (!(scores_[i] > 0.0)) y[i] = settings_.target == "log" ? worst - settings_.failure_penalty : 0.0;
+    if (!(scores_[i] > 0.0))
+      y[i] = settings_.target == "log" ? worst - settings_.failure_penalty : 0.0;
   }
   best_y_ = *std::max_element(y.begin(), y.end());
   FeatureMatrix x;
-  for (std::size_t i = 0; i < xs_.size(); ++i) x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
+  for (std::size_t i = 0; i < xs_.size(); ++i)
+    x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
   Status st;
   if (settings_.model == "forest") {
-    st = settings_.refresh_trees ? forest_->refresh(x, y, settings_.refresh_trees) : forest_->fit(x, y);
+    st = settings_.refresh_trees ? forest_->refresh(x, y, settings_.refresh_trees)
+                                 : forest_->fit(x, y);
   } else {
     // Bootstrap resample as weights: each fit is a plausible model (Thompson-style).
     std::vector<double> w(xs_.size(), settings_.bootstrap ? 0.0 : 1.0);
@@ -177,8 +253,8 @@ void AutoStrategy::refit() {
       std::vector<std::size_t> order(xs_.size());
       std::iota(order.begin(), order.end(), 0);
       const std::size_t keep = std::min(settings_.keep_best, order.size());
-      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
-                        [&](auto a, auto b) { return scores_[a] > scores_[b]; });
+      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
+                        order.end(), [&](auto a, auto b) { return scores_[a] > scores_[b]; });
       for (std::size_t i = 0; i < keep; ++i) w[order[i]] = std::max(w[order[i]], 1.0);
     }
     st = xgb_->fit(x, y, {}, w);
@@ -241,30 +317,10 @@ std::optional<Config> AutoStrategy::pick(const std::vector<Config>& pool) {
   return pool[best];
 }
 
-bool AutoStrategy::repair(KnobVector& knobs) {
-  if (!settings_.repair) return false;
-  // A random valid configuration at Hamming distance 1 (one knob changed), if there is one.
-  std::vector<std::pair<std::size_t, std::uint32_t>> fixes;
-  for (std::size_t k = 0; k < knobs.size(); ++k) {
-    const auto old = knobs[k];
-    const auto size = static_cast<std::uint32_t>(space_->knob(k).size());
-    for (std::uint32_t v = 0; v < size; ++v) {
-      if (v == old) continue;
-      knobs[k] = v;
-      if (space_->is_valid(knobs)) fixes.emplace_back(k, v);
-    }
-    knobs[k] = old;
-  }
-  if (fixes.empty()) return false;
-  const auto& [k, v] = fixes[rng_.uniform(fixes.size())];
-  knobs[k] = v;
-  return true;
-}
-
-bool AutoStrategy::repair_adjacent(KnobVector& knobs) {
-  // A random valid adjacent neighbour (one knob one position away), else a random valid Hamming
-  // neighbour, else false.
-  for (int pass = 0; pass < 2; ++pass) {
+bool AutoStrategy::repair(KnobVector& knobs, bool adjacent_first) {
+  // A random valid neighbour one knob away: first (when asked) among the adjacent ones (that
+  // knob one position up or down), then among all Hamming neighbours; false when none is valid.
+  for (int pass = adjacent_first ? 0 : 1; pass < 2; ++pass) {
     std::vector<std::pair<std::size_t, std::uint32_t>> fixes;
     for (std::size_t k = 0; k < knobs.size(); ++k) {
       const auto old = knobs[k];
@@ -292,14 +348,16 @@ std::optional<Config> AutoStrategy::pack_pick() {
   // shake with probability shake_rate: a random value of one knob with probability jump_rate,
   // else an adjacent move; invalid children repaired by adjacent/Hamming neighbours) and the
   // model picks the child to measure. The child replaces the member if it is better (update()).
-  std::stable_sort(pack_.begin(), pack_.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(pack_.begin(), pack_.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   const std::size_t members = pack_.size() - 3;
   const std::size_t m = 3 + pack_cursor_++ % members;
   const KnobVector& self = pack_[m].first;
   std::vector<Config> pool;
   std::unordered_set<std::uint64_t> in_pool;
   KnobVector child(self.size());
-  for (std::size_t c = 0; c < settings_.pack_children * 4 && pool.size() < settings_.pack_children; ++c) {
+  for (std::size_t c = 0; c < settings_.pack_children * 4 && pool.size() < settings_.pack_children;
+       ++c) {
     for (std::size_t k = 0; k < child.size(); ++k) {
       const auto pick = rng_.uniform(4);
       child[k] = pick < 3 ? pack_[pick].first[k] : self[k];
@@ -310,12 +368,16 @@ std::optional<Config> AutoStrategy::pack_pick() {
       if (rng_.bernoulli(settings_.jump_rate)) {
         child[k] = static_cast<std::uint32_t>(rng_.uniform(size));
       } else if (size > 1) {
-        child[k] = child[k] == 0 ? 1 : (child[k] + 1 == size ? child[k] - 1 : (rng_.bernoulli(0.5) ? child[k] - 1 : child[k] + 1));
+        child[k] = child[k] == 0 ? 1
+                                 : (child[k] + 1 == size
+                                        ? child[k] - 1
+                                        : (rng_.bernoulli(0.5) ? child[k] - 1 : child[k] + 1));
       }
     }
-    if (!space_->is_valid(child) && !repair_adjacent(child)) continue;
+    if (!space_->is_valid(child) && !repair(child, /*adjacent_first=*/true)) continue;
     auto index = space_->knobs_to_index(child);
-    if (visited_.count(index) && repair_adjacent(child)) index = space_->knobs_to_index(child);
+    if (visited_.count(index) && repair(child, /*adjacent_first=*/true))
+      index = space_->knobs_to_index(child);
     if (visited_.count(index) || !in_pool.insert(index).second) continue;
     pool.push_back(space_->config_of(child));
   }
@@ -329,36 +391,44 @@ std::optional<Config> AutoStrategy::global_pick() {
   // Candidates: neighbourhoods of the best configurations, plus random configurations.
   std::vector<std::size_t> order(xs_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return scores_[a] > scores_[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return scores_[a] > scores_[b]; });
   std::vector<Config> pool;
   std::unordered_set<std::uint64_t> in_pool;
   const bool stagnating = settings_.stagnation > 0 && since_best_ >= settings_.stagnation;
   for (std::size_t i = 0; i < std::min(stagnating ? 0 : settings_.top_k, order.size()); ++i) {
     if (!(scores_[order[i]] > 0.0)) break;
     for (auto& c : space_->neighbours(space_->config_of(xs_[order[i]]))) {
-      if (!visited_.count(c.index()) && in_pool.insert(c.index()).second) pool.push_back(std::move(c));
+      if (!visited_.count(c.index()) && in_pool.insert(c.index()).second)
+        pool.push_back(std::move(c));
     }
   }
   for (std::size_t i = 0; i < settings_.pool_random; ++i) {
     auto c = space_->random_valid(rng_, 10000);
     if (!c) break;
-    if (!visited_.count(c->index()) && in_pool.insert(c->index()).second) pool.push_back(std::move(*c));
+    if (!visited_.count(c->index()) && in_pool.insert(c->index()).second)
+      pool.push_back(std::move(*c));
   }
   // Recombinations of the best configurations (per knob, the value of a random parent).
   std::size_t parents = 0;
-  while (parents < std::min(settings_.recombine_parents, order.size()) && scores_[order[parents]] > 0.0) ++parents;
+  while (parents < std::min(settings_.recombine_parents, order.size()) &&
+         scores_[order[parents]] > 0.0)
+    ++parents;
   if (parents >= 2) {
     KnobVector child(space_->knob_count());
     for (std::size_t i = 0; i < settings_.pool_recombine; ++i) {
-      for (std::size_t k = 0; k < child.size(); ++k) child[k] = xs_[order[rng_.uniform(parents)]][k];
-      if (!space_->is_valid(child) && !repair(child)) continue;
+      for (std::size_t k = 0; k < child.size(); ++k)
+        child[k] = xs_[order[rng_.uniform(parents)]][k];
+      if (!space_->is_valid(child) && !(settings_.repair && repair(child, false))) continue;
       const auto index = space_->knobs_to_index(child);
-      if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(child));
+      if (!visited_.count(index) && in_pool.insert(index).second)
+        pool.push_back(space_->config_of(child));
     }
   }
   if (settings_.pool_density > 0) {
     std::size_t good = 0;
-    const auto want = std::max<std::size_t>(3, static_cast<std::size_t>(settings_.good_fraction * static_cast<double>(order.size())));
+    const auto want = std::max<std::size_t>(
+        3, static_cast<std::size_t>(settings_.good_fraction * static_cast<double>(order.size())));
     while (good < std::min(want, order.size()) && scores_[order[good]] > 0.0) ++good;
     if (good > 0) {
       std::vector<std::vector<double>> cumulative(space_->knob_count());
@@ -373,13 +443,16 @@ std::optional<Config> AutoStrategy::global_pick() {
       for (std::size_t i = 0; i < settings_.pool_density; ++i) {
         for (std::size_t k = 0; k < draw.size(); ++k) {
           const double r = rng_.uniform01() * cumulative[k].back();
-          draw[k] = static_cast<std::uint32_t>(std::upper_bound(cumulative[k].begin(), cumulative[k].end(), r) -
-                                               cumulative[k].begin());
-          if (draw[k] >= cumulative[k].size()) draw[k] = static_cast<std::uint32_t>(cumulative[k].size() - 1);
+          draw[k] = static_cast<std::uint32_t>(
+              std::upper_bound(cumulative[k].begin(), cumulative[k].end(), r) -
+              cumulative[k].begin());
+          if (draw[k] >= cumulative[k].size())
+            draw[k] = static_cast<std::uint32_t>(cumulative[k].size() - 1);
         }
         if (!space_->is_valid(draw)) continue;
         const auto index = space_->knobs_to_index(draw);
-        if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(draw));
+        if (!visited_.count(index) && in_pool.insert(index).second)
+          pool.push_back(space_->config_of(draw));
       }
     }
   }
@@ -394,9 +467,10 @@ std::optional<Config> AutoStrategy::global_pick() {
         if (step == 0 && best[k] > 0) moved[k] = best[k] - 1;
         if (step == 2 && best[k] + 1 < size) moved[k] = best[k] + 1;
       }
-      if (!space_->is_valid(moved) && !repair(moved)) continue;
+      if (!space_->is_valid(moved) && !(settings_.repair && repair(moved, false))) continue;
       const auto index = space_->knobs_to_index(moved);
-      if (!visited_.count(index) && in_pool.insert(index).second) pool.push_back(space_->config_of(moved));
+      if (!visited_.count(index) && in_pool.insert(index).second)
+        pool.push_back(space_->config_of(moved));
     }
   }
   auto c = pick(pool);
@@ -408,7 +482,8 @@ std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
   const bool warm = fitted_ && xs_.size() >= settings_.initial;
   while (out.size() < n && has_next()) {
     std::optional<Config> c;
-    if (warm && settings_.generator == "pack" && pack_.size() >= 4 && !rng_.bernoulli(settings_.epsilon)) {
+    if (warm && settings_.generator == "pack" && pack_.size() >= 4 &&
+        !rng_.bernoulli(settings_.epsilon)) {
       c = pack_pick();
       if (!c) c = global_pick();
     } else {

@@ -88,9 +88,10 @@ struct AutoSettings {
   std::size_t refresh_trees = 0;
   XGBoostSettings xgb{"reg", 3, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0, "hist"};
 
-  /// Parses {"initial", "model", "acquisition", "ts_trees", "target", "failure_penalty",
-  /// "pool_random", "top_k", "epsilon", "refit_every_until", "refit_divisor", "trees",
-  /// "max_depth", "feature_fraction"}. Errors: kInvalidArgument (unknown key, bad value).
+  /// Parses a JSON object whose keys are the field names above ("trees", "max_depth",
+  /// "feature_fraction", "min_samples_leaf", "min_samples_split" set the forest; "rounds",
+  /// "eta", "min_child_weight" and "max_depth" the XGBoost model). Errors: kInvalidArgument
+  /// (unknown key, listing the accepted ones; bad value).
   static Expected<AutoSettings> from_json(const nlohmann::json& settings);
 };
 
@@ -147,8 +148,7 @@ class AutoStrategy : public SearchStrategy {
   std::size_t since_best_ = 0;  // non-constant numeric "ot" knobs (for interactions)
   std::optional<Config> pick(const std::vector<Config>& pool);
   std::optional<Config> global_pick();
-  bool repair(KnobVector& knobs);
-  bool repair_adjacent(KnobVector& knobs);
+  bool repair(KnobVector& knobs, bool adjacent_first);
   std::optional<Config> pack_pick();
   std::vector<std::pair<KnobVector, double>> pack_;
   std::size_t pack_cursor_ = 0;
