@@ -2,27 +2,12 @@
 // uniform valid sampling, validity checks, neighbour walks and index mapping, per call.
 #include <benchmark/benchmark.h>
 
-#include <string>
-
-#include "tunekit/space/config_space.hpp"
+#include "huge_space.hpp"
+#include "tunekit/space/random.hpp"
 
 namespace {
 
-/// 12 knobs of 10 values (10^12 points); the restriction keeps the points whose weighted digit
-/// sum is divisible by 100: 1.0% of them (counted in the "valid_fraction" counter).
-const tunekit::ConfigSpace& huge_space() {
-  static const tunekit::ConfigSpace space = [] {
-    tunekit::ConfigSpace s;
-    for (int k = 0; k < 12; ++k) {
-      std::string name = "k";
-      name += std::to_string(k);
-      (void)s.define_range(name, 0, 10);
-    }
-    (void)s.add_restriction("(k0 + 10*k1 + 3*k5 + 7*k7 + 11*k11) % 100 == 0");
-    return s;
-  }();
-  return space;
-}
+using tunekit::bench::huge_space;
 
 void BM_RandomValid(benchmark::State& state) {
   const auto& space = huge_space();

@@ -5,23 +5,12 @@
 #include <cmath>
 #include <string>
 
+#include "huge_space.hpp"
 #include "tunekit/search/strategy.hpp"
 
 namespace {
 
-const tunekit::ConfigSpace& huge_space() {
-  static const tunekit::ConfigSpace space = [] {
-    tunekit::ConfigSpace s;
-    for (int k = 0; k < 12; ++k) {
-      std::string name = "k";
-      name += std::to_string(k);
-      (void)s.define_range(name, 0, 10);
-    }
-    (void)s.add_restriction("(k0 + 10*k1 + 3*k5 + 7*k7 + 11*k11) % 100 == 0");
-    return s;
-  }();
-  return space;
-}
+using tunekit::bench::huge_space;
 
 /// A smooth synthetic landscape: seconds = 1 + sum_k (knob_k - 4.5)^2 / 20.
 double synthetic_cost_s(const tunekit::Config& c) {
