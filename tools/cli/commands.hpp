@@ -4,6 +4,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+#include <utility>
+
 namespace tunekit::cli {
 
 /// Exit status of a failed command: the reason was already printed as one line on stderr.
@@ -17,43 +20,30 @@ struct CommandFailure {
   std::string message;
 };
 
-/// CLI11 check: a whole decimal number >= 0 ("--threads: 'abc' is not a whole number >= 0").
-inline CLI::Validator non_negative_integer() {
+/// CLI11 check: a whole decimal number >= `min` ("--threads: 'abc' is not a whole number >= 0").
+inline CLI::Validator whole_number_at_least(long long min, std::string name) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [min](std::string& text) -> std::string {
         std::size_t used = 0;
-        long long value = -1;
+        long long value = min - 1;
         try {
           value = std::stoll(text, &used);
         } catch (...) {
           used = 0;
         }
-        if (used != text.size() || text.empty() || value < 0) {
-          return "'" + text + "' is not a whole number >= 0";
+        if (used != text.size() || text.empty() || value < min) {
+          return "'" + text + "' is not a whole number >= " + std::to_string(min);
         }
         return {};
       },
-      "INT>=0", "non_negative_integer");
+      "INT>=" + std::to_string(min), std::move(name));
 }
 
+/// CLI11 check: a whole decimal number >= 0.
+inline CLI::Validator non_negative_integer() { return whole_number_at_least(0, "non_negative_integer"); }
+
 /// CLI11 check: a whole decimal number >= 1.
-inline CLI::Validator positive_integer() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        std::size_t used = 0;
-        long long value = 0;
-        try {
-          value = std::stoll(text, &used);
-        } catch (...) {
-          used = 0;
-        }
-        if (used != text.size() || text.empty() || value < 1) {
-          return "'" + text + "' is not a whole number >= 1";
-        }
-        return {};
-      },
-      "INT>=1", "positive_integer");
-}
+inline CLI::Validator positive_integer() { return whole_number_at_least(1, "positive_integer"); }
 
 }  // namespace tunekit::cli
 
