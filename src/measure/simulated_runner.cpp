@@ -60,15 +60,15 @@ std::uint64_t fnv1a64(std::string_view s, std::uint64_t h = 0xcbf29ce484222325UL
 
 }  // namespace
 
-namespace {
-
 using OJson = nlohmann::ordered_json;
 
 /// The bulk of a replay file: Kernel Tuner cache entries (key, entry) or T4 results, in file order.
-struct ReplayParts {
+struct ReplayData::Parts {
   std::vector<std::pair<std::string, const OJson*>> cache;
   std::vector<const OJson*> results;
 };
+
+namespace {
 
 /// Index of `v` in `list` (numbers compare by value: 16 == 16.0), or list.size().
 std::size_t position_of(const std::vector<OJson>& list, const OJson& v) {
@@ -109,7 +109,7 @@ Expected<ReplayData> ReplayData::load(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     return parse_error(path, std::string("not valid JSON: ") + e.what());
   }
-  ReplayParts parts;
+  Parts parts;
   for (const auto& [k, v] : cache) parts.cache.emplace_back(k, &v);
   for (const auto& r : results) parts.results.push_back(&r);
   if (doc.is_object() && doc.contains("cache") && !doc["cache"].is_object()) {
@@ -118,23 +118,22 @@ Expected<ReplayData> ReplayData::load(const std::string& path) {
   if (doc.is_object() && doc.contains("results") && !doc["results"].is_array()) {
     return parse_error(path, "'results' is not an array");
   }
-  return from_parts(doc, &parts, path);
+  return from_parts(doc, parts, path);
 }
 
 Expected<ReplayData> ReplayData::from_json(const nlohmann::ordered_json& doc, const std::string& source) {
-  ReplayParts parts;
+  Parts parts;
   if (doc.is_object() && doc.contains("cache") && doc["cache"].is_object()) {
     for (const auto& [k, v] : doc["cache"].items()) parts.cache.emplace_back(k, &v);
   }
   if (doc.is_object() && doc.contains("results") && doc["results"].is_array()) {
     for (const auto& r : doc["results"]) parts.results.push_back(&r);
   }
-  return from_parts(doc, &parts, source);
+  return from_parts(doc, parts, source);
 }
 
-Expected<ReplayData> ReplayData::from_parts(const nlohmann::ordered_json& doc, const void* parts_ptr,
+Expected<ReplayData> ReplayData::from_parts(const nlohmann::ordered_json& doc, const Parts& parts,
                                             const std::string& source) {
-  const auto& parts = *static_cast<const ReplayParts*>(parts_ptr);
   ReplayData d;
   d.source_ = source;
   try {

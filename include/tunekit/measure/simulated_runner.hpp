@@ -89,8 +89,9 @@ class ReplayData {
   std::size_t valid_count() const noexcept { return valid_count_; }
 
  private:
-  // `parts` points to the entries of `doc` (or of a streamed parse): see simulated_runner.cpp.
-  static Expected<ReplayData> from_parts(const nlohmann::ordered_json& doc, const void* parts,
+  // The cache entries / T4 results of `doc`, or of a streamed parse (simulated_runner.cpp).
+  struct Parts;
+  static Expected<ReplayData> from_parts(const nlohmann::ordered_json& doc, const Parts& parts,
                                          const std::string& source);
   Status finish();
 
