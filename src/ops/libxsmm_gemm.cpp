@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 #include <libxsmm.h>
 
-#include <array>
 #include <mutex>
-#include <shared_mutex>
-#include <unordered_map>
 
 #include "ops/gemm_internal.hpp"
 #include "tunekit/tunable/result_table.hpp"
@@ -25,19 +22,14 @@ struct KernelKey {
   std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   friend bool operator==(const KernelKey&, const KernelKey&) = default;
 };
-struct KernelKeyHash {
-  std::size_t operator()(const KernelKey& k) const noexcept {
-    std::uint64_t h =
-        static_cast<std::uint64_t>(k.dtype) * 31 + static_cast<std::uint64_t>(k.transa);
-    for (std::int64_t v :
-         {std::int64_t{k.transb}, std::int64_t{k.beta_one}, k.m, k.n, k.k, k.lda, k.ldb, k.ldc}) {
-      h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;
-    }
-    return static_cast<std::size_t>(h);
+std::uint64_t kernel_key_hash(const KernelKey& k) noexcept {
+  std::uint64_t h = static_cast<std::uint64_t>(k.dtype) * 31 + static_cast<std::uint64_t>(k.transa);
+  for (std::int64_t v :
+       {std::int64_t{k.transb}, std::int64_t{k.beta_one}, k.m, k.n, k.k, k.lda, k.ldb, k.ldc}) {
+    h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;
   }
-};
-
-std::uint64_t kernel_key_hash(const KernelKey& k) noexcept { return KernelKeyHash{}(k); }
+  return h;
+}
 
 void init_libxsmm() {
   static std::once_flag once;
@@ -109,20 +101,11 @@ class LibxsmmGemm final : public GemmCandidateBase {
     key.ldb = p.ldb;
     key.ldc = p.ldc;
     void* fn = nullptr;
-    bool found = false;
-    // Known shapes: one lock-free probe (a reader lock's shared counter would bounce between
-    // threads calling at once and double the call time of a 4x4x4 GEMM).
-    if (const auto* e = fast_.find(key); e != nullptr) {
-      fn = fast_fns_[e->candidate];
-      found = true;
+    // One lock-free probe (a reader lock's shared counter would bounce between threads calling
+    // at once and double the call time of a 4x4x4 GEMM).
+    if (const auto* e = kernels_.find(key); e != nullptr) {
+      fn = e->target;
     } else {
-      std::shared_lock lock(mutex_);
-      if (auto it = kernels_.find(key); it != kernels_.end()) {
-        fn = it->second;
-        found = true;
-      }
-    }
-    if (!found) {
       init_libxsmm();
       const auto m = static_cast<libxsmm_blasint>(p.m), n = static_cast<libxsmm_blasint>(p.n),
                  k = static_cast<libxsmm_blasint>(p.k);
@@ -141,15 +124,8 @@ class LibxsmmGemm final : public GemmCandidateBase {
         fn = reinterpret_cast<void*>(
             libxsmm_smmdispatch(m, n, k, &lda, &ldb, &ldc, &alpha, &beta, &flags, &prefetch));
       }
-      std::unique_lock lock(mutex_);
-      if (fast_count_ < fast_fns_.size()) {
-        fast_fns_[fast_count_] = fn;  // written before the entry is published (release)
-        fast_.publish(CachedSolution<KernelKey>{key, static_cast<std::uint32_t>(fast_count_),
-                                                CachedKind::kResult, 0});
-        ++fast_count_;
-      } else {
-        kernels_.emplace(key, fn);
-      }
+      std::lock_guard lock(mutex_);  // serialises publishers; a failure (null) is cached too
+      kernels_.publish(CachedSolution<KernelKey>{key, 0, CachedKind::kResult, 0, fn});
     }
     if (fn == nullptr) {
       return unsupported(
@@ -158,11 +134,8 @@ class LibxsmmGemm final : public GemmCandidateBase {
     return fn;
   }
 
-  std::shared_mutex mutex_;  // serialises inserts; guards kernels_
-  ResultTable<KernelKey, &kernel_key_hash> fast_;  // the first 4096 shapes
-  std::array<void*, 4096> fast_fns_{};
-  std::size_t fast_count_ = 0;
-  std::unordered_map<KernelKey, void*, KernelKeyHash> kernels_;  // shapes beyond those
+  std::mutex mutex_;
+  ResultTable<KernelKey, &kernel_key_hash> kernels_;  // shape -> JIT kernel (target)
 };
 
 }  // namespace
