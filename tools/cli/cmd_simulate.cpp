@@ -63,6 +63,11 @@ void run_simulate(const SimulateArgs& args) {
   if (strategies.size() > 1 && !settings.empty()) {
     throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --settings applies to one --strategy only"};
   }
+  // Unknown strategies and bad settings are reported before any data is loaded or printed.
+  for (const auto& name : strategies) {
+    auto probe = tunekit::make_strategy(name, settings.is_null() ? nlohmann::json::object() : settings);
+    if (!probe) throw CommandFailure{tunekit::cli::kExitUsage, probe.status().message()};
+  }
   const unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
   tunekit::MethodologySettings ms;
   ms.cutoff_percentile = args.percentile;
