@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../test_files.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
@@ -16,12 +17,8 @@ namespace {
 const std::string kShared = TUNEKIT_SHARED_DATA_DIR;
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("tunekit_offline_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
+  static const testing::TempDir dir;  // removed at exit
+  return dir.write(name, text);
 }
 
 GemmParams parse(const char* op, const char* params) {

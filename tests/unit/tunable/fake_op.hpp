@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../test_files.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/measure/cache_flush.hpp"
@@ -271,32 +272,6 @@ inline void clear_tunekit_env() {
     if (entry.rfind("TUNEKIT_", 0) == 0) names.push_back(entry.substr(0, entry.find('=')));
   }
   for (const std::string& n : names) ::unsetenv(n.c_str());
-}
-
-/// A fresh temporary directory, removed on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string templ = (std::filesystem::temp_directory_path() / "tunekit_test_XXXXXX").string();
-    char* made = ::mkdtemp(templ.data());
-    path_ = made != nullptr ? made : "/tmp";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
-
-/// Whole file content ("" when missing).
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 /// Non-empty lines of a file.
