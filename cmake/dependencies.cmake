@@ -7,6 +7,7 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 2.1 REQUIRED CONFIG)
 find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED)
+find_package(simdjson 3.0 REQUIRED CONFIG)
 # oneDNN: Debian's CMake config drags in OpenCL; the plain library and header are enough.
 find_library(TUNEKIT_DNNL_LIB NAMES dnnl REQUIRED)
 find_path(TUNEKIT_DNNL_INCLUDE oneapi/dnnl/dnnl.h REQUIRED)

@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   clang-14 libclang-rt-14-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev zlib1g-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libsqlite3-dev zlib1g-dev libsimdjson-dev
   libopenblas-openmp-dev libopenblas0-openmp
   libblis4-openmp libblis-openmp-dev
   libeigen3-dev libdnnl-dev libxsmm-dev

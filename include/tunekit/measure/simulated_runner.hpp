@@ -55,10 +55,12 @@ struct ReplayEntry {
 /// lookup on the mixed-radix index. Its hash covers the parameter lists and the set of keys.
 class ReplayData {
  public:
-  /// Reads and parses `path`. Errors: kIoError (cannot open/decompress), kParseError (not JSON,
-  /// neither format, a record naming an unknown value) naming the file.
+  /// Reads and parses `path`. Errors: kIoError (cannot open/read/decompress, a truncated gzip
+  /// stream), kParseError (not JSON, neither format, a record naming an unknown value) naming
+  /// the file.
   static Expected<ReplayData> load(const std::string& path);
-  /// Builds from a parsed document; `source` names it in messages.
+  /// Builds from a parsed document, with the checks and results of load(); `source` names it in
+  /// messages.
   static Expected<ReplayData> from_json(const nlohmann::ordered_json& doc, const std::string& source);
 
   /// The file it came from (or the `source` given to from_json).
@@ -89,10 +91,8 @@ class ReplayData {
   std::size_t valid_count() const noexcept { return valid_count_; }
 
  private:
-  // The cache entries / T4 results of `doc`, or of a streamed parse (simulated_runner.cpp).
-  struct Parts;
-  static Expected<ReplayData> from_parts(const nlohmann::ordered_json& doc, const Parts& parts,
-                                         const std::string& source);
+  // Builds from the parsed text of a file or of from_json's document (simulated_runner.cpp).
+  struct Builder;
   Status finish();
 
   std::string source_, format_, kernel_name_, device_name_;

@@ -1,10 +1,12 @@
 // Replay tests: Kernel Tuner and T4 files load to the same data, the simulated runner answers and
 // charges recorded times, and the metrics (fraction of optimum, methodology) follow their definitions.
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <cmath>
 #include <filesystem>
 
+#include "../test_files.hpp"
 #include "tunekit/search/replay.hpp"
 
 namespace tunekit {
@@ -43,6 +45,124 @@ TEST(ReplayData, BadInputsNameTheFile) {
   EXPECT_EQ(bad.status().code(), StatusCode::kParseError);
   EXPECT_NE(bad.status().message().find("x.json"), std::string::npos);
   EXPECT_FALSE(ReplayData::from_json(nlohmann::ordered_json::parse(R"({"foo": 1})"), "y.json"));
+}
+
+/// Writes `text` gzip-compressed to `name` in `dir`, or appends it as another gzip member.
+std::string write_gzip(const testing::TempDir& dir, const std::string& name,
+                       const std::string& text, bool append = false) {
+  const std::string path = dir.file(name);
+  gzFile f = gzopen(path.c_str(), append ? "ab" : "wb");
+  gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(f);
+  return path;
+}
+
+TEST(ReplayData, FilesAndDocumentsGiveTheSameKernelTunerData) {
+  // Parameter order from tune_params_keys; 16.0 is the value 16; failures as strings, and 1e20
+  // as in old files; a compile_time that is not a number counts 0.
+  const std::string text = R"({"tune_params_keys": ["b", "a"],
+    "tune_params": {"a": [16, 32], "b": ["x", "y"]},
+    "cache": {"16,x": {"a": 16.0, "b": "x", "time": 1.5, "compile_time": 2, "times": [1.4, 1.6]},
+              "32,x": {"b": "x", "a": 32, "time": "CompilationFailedConfig"},
+              "16,y": {"a": 16, "b": "y", "time": 1e20},
+              "32,y": {"a": 32, "b": "y", "time": 0.5, "compile_time": "n/a"}}})";
+  testing::TempDir dir;
+  write_gzip(dir, "two_members.json.gz", text.substr(0, 100));
+  write_gzip(dir, "two_members.json.gz", text.substr(100), /*append=*/true);
+  std::vector<Expected<ReplayData>> loaded;
+  loaded.push_back(ReplayData::load(dir.write("cache.json", text)));
+  loaded.push_back(ReplayData::load(write_gzip(dir, "cache.json.gz", text)));
+  loaded.push_back(ReplayData::load(dir.file("two_members.json.gz")));
+  loaded.push_back(ReplayData::from_json(nlohmann::ordered_json::parse(text), "doc"));
+  for (const auto& d : loaded) {
+    ASSERT_TRUE(d) << d.status().to_string();
+    EXPECT_EQ(d->format(), "kernel_tuner");
+    EXPECT_EQ(d->parameter_names(), (std::vector<std::string>{"b", "a"}));
+    EXPECT_EQ(d->parameter_values()[1], (std::vector<nlohmann::json>{16, 32}));
+    EXPECT_TRUE(d->parameter_values()[1][0].is_number_integer());
+    ASSERT_EQ(d->entries().size(), 4u);
+    const auto& e = d->entries();
+    EXPECT_EQ(e[0].knobs, (KnobVector{0, 0}));
+    EXPECT_EQ(e[0].time_ms, 1.5);
+    EXPECT_EQ(e[0].compile_ms, 2.0);
+    EXPECT_EQ(e[1].knobs, (KnobVector{0, 1}));
+    EXPECT_EQ(e[1].error_no, MeasureErrorNo::kCompileDevice);
+    EXPECT_EQ(e[1].failure, "CompilationFailedConfig");
+    EXPECT_EQ(e[2].knobs, (KnobVector{1, 0}));
+    EXPECT_EQ(e[2].error_no, MeasureErrorNo::kRuntimeDevice);
+    EXPECT_EQ(e[2].failure, "RuntimeFailedConfig");
+    EXPECT_EQ(e[3].compile_ms, 0.0);
+    EXPECT_EQ(d->optimum_ms(), 0.5);
+    EXPECT_EQ(d->valid_count(), 2u);
+    EXPECT_EQ(d->space()->hash(), loaded[0]->space()->hash());
+  }
+}
+
+TEST(ReplayData, T4ValuesAreThoseSeenNumbersAscending) {
+  const std::string text = R"({"results": [
+    {"configuration": {"a": 4, "s": "p"}, "times": {"compilation": 1, "runtimes": [1, 2]},
+     "invalidity": "correct", "measurements": [{"name": "time", "value": 1.5}]},
+    {"configuration": {"a": 1, "s": "q"}, "times": {}, "invalidity": "runtime",
+     "measurements": [{"name": "time", "value": "RuntimeFailedConfig"}]},
+    {"configuration": {"s": "p", "a": 2.0}, "times": {},
+     "measurements": [{"name": "time", "value": 0.5}]}]})";
+  testing::TempDir dir;
+  for (const auto& d : {ReplayData::load(dir.write("t4.json", text)),
+                        ReplayData::from_json(nlohmann::ordered_json::parse(text), "doc")}) {
+    ASSERT_TRUE(d) << d.status().to_string();
+    EXPECT_EQ(d->format(), "t4");
+    EXPECT_EQ(d->parameter_names(), (std::vector<std::string>{"a", "s"}));
+    EXPECT_EQ(d->parameter_values()[0], (std::vector<nlohmann::json>{1, 2.0, 4}));
+    EXPECT_EQ(d->parameter_values()[1], (std::vector<nlohmann::json>{"p", "q"}));
+    const auto& e = d->entries();
+    ASSERT_EQ(e.size(), 3u);
+    EXPECT_EQ(e[0].knobs, (KnobVector{2, 0}));
+    EXPECT_EQ(e[0].benchmark_ms, 3.0);
+    EXPECT_EQ(e[0].compile_ms, 1.0);
+    EXPECT_EQ(e[1].knobs, (KnobVector{0, 1}));
+    EXPECT_EQ(e[1].error_no, MeasureErrorNo::kRuntimeDevice);
+    EXPECT_EQ(e[1].failure, "RuntimeFailedConfig");
+    EXPECT_EQ(e[2].knobs, (KnobVector{1, 0}));
+    EXPECT_EQ(e[2].time_ms, 0.5);
+  }
+}
+
+TEST(ReplayData, DamagedFilesGiveOneErrorNamingTheFile) {
+  const std::string text = R"({"tune_params": {"a": [1, 2]},
+    "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": 2.0}}})";
+  testing::TempDir dir;
+  const std::string gz = testing::slurp(write_gzip(dir, "ok.json.gz", text));
+  std::string corrupt = gz;
+  corrupt[gz.size() / 2] = static_cast<char>(corrupt[gz.size() / 2] ^ 0x5a);
+  struct Case {
+    std::string name, bytes;
+    StatusCode code;
+    std::string what;
+  };
+  const std::vector<Case> cases = {
+      {"truncated.json.gz", gz.substr(0, gz.size() - 12), StatusCode::kIoError,
+       "cannot decompress: unexpected end of file"},
+      {"corrupt.json.gz", corrupt, StatusCode::kIoError, "cannot decompress: "},
+      {"truncated.json", text.substr(0, text.size() - 5), StatusCode::kParseError,
+       "not valid JSON: "},
+      {"empty.json", "", StatusCode::kParseError, "not valid JSON: "},
+      {"entry.json", R"({"tune_params": {"a": [1]}, "cache": {"1": [1]}})", StatusCode::kParseError,
+       "cache entry '1' is not an object"},
+      {"runtimes.json",
+       R"({"results": [{"configuration": {"a": 1}, "times": {"runtimes": ["x"]}}]})",
+       StatusCode::kParseError, "T4 result 0: a runtime is a string, not a number"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = dir.write(c.name, c.bytes);
+    auto d = ReplayData::load(path);
+    ASSERT_FALSE(d) << c.name;
+    EXPECT_EQ(d.status().code(), c.code) << d.status().to_string();
+    EXPECT_EQ(d.status().message().rfind(path + ": ", 0), 0u) << d.status().to_string();
+    EXPECT_NE(d.status().message().find(c.what), std::string::npos) << d.status().to_string();
+  }
+  auto directory = ReplayData::load(dir.file(""));
+  ASSERT_FALSE(directory);
+  EXPECT_EQ(directory.status().code(), StatusCode::kIoError);
 }
 
 TEST(SimulatedRunner, AnswersFromTheDataAndChargesRecordedTimes) {
