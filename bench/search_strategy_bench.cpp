@@ -3,9 +3,12 @@
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "huge_space.hpp"
+#include "tunekit/search/cost_model.hpp"
+#include "tunekit/search/forest_model.hpp"
 #include "tunekit/search/strategy.hpp"
 
 namespace {
@@ -47,5 +50,50 @@ BENCHMARK_CAPTURE(BM_Strategy, auto, "auto")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Strategy, xgb, "xgb")->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
+
+/// Training rows like the default strategy's after 100 trials: 7 knob features with 2-8 values
+/// each and a near-additive log-score target.
+struct ModelData {
+  tunekit::FeatureMatrix x, candidates;
+  std::vector<double> y;
+  ModelData() {
+    tunekit::Rng rng(42);
+    auto row = [&] {
+      std::vector<float> r;
+      for (int k = 0; k < 7; ++k) r.push_back(static_cast<float>(rng.uniform(2 + k)));
+      return r;
+    };
+    for (int i = 0; i < 100; ++i) {
+      auto r = row();
+      double v = 0.0;
+      for (int k = 0; k < 7; ++k) v -= 0.1 * std::abs(r[k] - 1.5f) * (k + 1);
+      x.add_row(r);
+      y.push_back(v + 0.05 * rng.uniform01());
+    }
+    for (int i = 0; i < 550; ++i) candidates.add_row(row());
+  }
+};
+
+/// One fit of 60 rounds of depth-3 trees (the default strategy's model) on 100 rows, plus the
+/// prediction of a 550-candidate pool: BoostedTreesModel ("gbt") against XGBoost ("xgb").
+void BM_ModelFit(benchmark::State& state, const char* which) {
+  static const ModelData data;
+  std::unique_ptr<tunekit::CostModel> model;
+  if (std::string(which) == "xgb") {
+    tunekit::XGBoostSettings xs;
+    xs.max_rounds = 60;
+    xs.early_stopping_rounds = 1000000;
+    model = std::make_unique<tunekit::XGBoostCostModel>(xs);
+  } else {
+    model = std::make_unique<tunekit::BoostedTreesModel>();
+  }
+  for (auto _ : state) {
+    if (!model->fit(data.x, data.y)) state.SkipWithError("fit failed");
+    auto p = model->predict(data.candidates);
+    benchmark::DoNotOptimize(p);
+  }
+}
+BENCHMARK_CAPTURE(BM_ModelFit, gbt, "gbt")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_ModelFit, xgb, "xgb")->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

@@ -127,8 +127,8 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
     return Status(StatusCode::kInvalidArgument, "auto: generator must be pool or pack");
   if (a.generator == "pack" && a.pack_size < 4)
     return Status(StatusCode::kInvalidArgument, "auto: pack_size must be >= 4");
-  if (a.model != "forest" && a.model != "xgb")
-    return Status(StatusCode::kInvalidArgument, "auto: model must be forest or xgb");
+  if (a.model != "forest" && a.model != "xgb" && a.model != "gbt")
+    return Status(StatusCode::kInvalidArgument, "auto: model must be gbt, xgb or forest");
   if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean" &&
       a.acquisition != "none") {
     return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei, mean or none");
@@ -152,9 +152,20 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   ForestSettings fs = settings_.forest;
   fs.seed = seed;
   forest_ = std::make_unique<ForestModel>(fs);
-  XGBoostSettings xs = settings_.xgb;
-  xs.seed = seed;
-  xgb_ = std::make_unique<XGBoostCostModel>(xs);
+  if (settings_.model == "gbt") {
+    BoostedTreesSettings bs;
+    bs.rounds = static_cast<std::size_t>(std::max(1, settings_.xgb.max_rounds));
+    bs.max_depth = static_cast<std::size_t>(std::max(1, settings_.xgb.max_depth));
+    bs.eta = settings_.xgb.eta;
+    bs.lambda = settings_.xgb.lambda;
+    bs.gamma = settings_.xgb.gamma;
+    bs.min_child_weight = settings_.xgb.min_child_weight;
+    boosted_ = std::make_unique<BoostedTreesModel>(bs);
+  } else {
+    XGBoostSettings xs = settings_.xgb;
+    xs.seed = seed;
+    boosted_ = std::make_unique<XGBoostCostModel>(xs);
+  }
   xs_.clear();
   scores_.clear();
   visited_.clear();
@@ -179,7 +190,8 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
 
 bool AutoStrategy::has_next() const { return !valid_ || visited_.size() < *valid_; }
 
-const std::vector<float>& AutoStrategy::features(std::uint64_t index, const KnobVector& knobs) {
+const std::vector<float>& AutoStrategy::features(std::uint64_t index,
+                                                 std::span<const std::uint32_t> knobs) {
   auto it = feature_cache_.find(index);
   if (it != feature_cache_.end()) return it->second;
   if (feature_cache_.size() > 200000) feature_cache_.clear();
@@ -257,7 +269,7 @@ void AutoStrategy::refit() {
                         order.end(), [&](auto a, auto b) { return scores_[a] > scores_[b]; });
       for (std::size_t i = 0; i < keep; ++i) w[order[i]] = std::max(w[order[i]], 1.0);
     }
-    st = xgb_->fit(x, y, {}, w);
+    st = boosted_->fit(x, y, {}, w);
   }
   if (st) {
     fitted_ = true;
@@ -269,8 +281,8 @@ std::vector<double> AutoStrategy::scores_of(const FeatureMatrix& x) {
   std::vector<double> out;
   if (settings_.acquisition == "none") {
     for (std::size_t i = 0; i < x.rows; ++i) out.push_back(rng_.uniform01());
-  } else if (settings_.model == "xgb") {
-    auto p = xgb_->predict(x);
+  } else if (settings_.model != "forest") {
+    auto p = boosted_->predict(x);
     if (p) out = std::move(*p);
   } else if (settings_.acquisition == "ts") {
     if (!forest_->predict_sample(x, settings_.ts_trees, rng_, out)) out.clear();
@@ -299,22 +311,64 @@ std::vector<double> AutoStrategy::scores_of(const FeatureMatrix& x) {
   return out;
 }
 
-std::optional<Config> AutoStrategy::pick(const std::vector<Config>& pool) {
-  if (pool.empty()) return std::nullopt;
+void AutoStrategy::CandidatePool::clear(std::size_t knob_count) {
+  width = knob_count;
+  index.clear();
+  knobs.clear();
+  if (slots.empty()) slots.assign(1024, kEmpty);
+  else std::fill(slots.begin(), slots.end(), kEmpty);
+}
+
+bool AutoStrategy::CandidatePool::add(std::uint64_t i, std::span<const std::uint32_t> k) {
+  if (2 * (index.size() + 1) > slots.size()) {
+    // Grow the open-addressing table (linear probing, Fibonacci hashing) and re-insert.
+    slots.assign(slots.size() * 2, kEmpty);
+    for (auto j : index) {
+      std::size_t s = (j * 0x9E3779B97F4A7C15ULL) & (slots.size() - 1);
+      while (slots[s] != kEmpty) s = (s + 1) & (slots.size() - 1);
+      slots[s] = j;
+    }
+  }
+  std::size_t s = (i * 0x9E3779B97F4A7C15ULL) & (slots.size() - 1);
+  while (slots[s] != kEmpty) {
+    if (slots[s] == i) return false;
+    s = (s + 1) & (slots.size() - 1);
+  }
+  slots[s] = i;
+  index.push_back(i);
+  knobs.insert(knobs.end(), k.begin(), k.end());
+  return true;
+}
+
+void AutoStrategy::offer(std::uint64_t index, std::span<const std::uint32_t> knobs) {
+  if (!visited_.count(index)) pool_.add(index, knobs);
+}
+
+std::optional<Config> AutoStrategy::pick() {
+  if (pool_.size() == 0) return std::nullopt;
   FeatureMatrix x;
-  x.cols = features(pool.front().index(), pool.front().knobs()).size();
-  x.data.reserve(pool.size() * x.cols);
-  for (const auto& c : pool) {
-    const auto& f = features(c.index(), c.knobs());
+  x.cols = features(pool_.index[0], pool_.at(0)).size();
+  x.data.reserve(pool_.size() * x.cols);
+  for (std::size_t i = 0; i < pool_.size(); ++i) {
+    const auto& f = features(pool_.index[i], pool_.at(i));
     x.data.insert(x.data.end(), f.begin(), f.end());
     ++x.rows;
   }
   const std::vector<double> score = scores_of(x);
+  // Ties (trees predict piecewise constants, so many candidates share the top value) are broken
+  // uniformly at random (reservoir sampling), not by the order in which the pool was built.
   std::size_t best = 0;
-  for (std::size_t i = 1; i < pool.size(); ++i) {
-    if (score[i] > score[best]) best = i;
+  std::size_t ties = 1;
+  for (std::size_t i = 1; i < pool_.size(); ++i) {
+    if (score[i] > score[best]) {
+      best = i;
+      ties = 1;
+    } else if (score[i] == score[best] && rng_.uniform(++ties) == 0) {
+      best = i;
+    }
   }
-  return pool[best];
+  const auto knobs = pool_.at(best);
+  return space_->config_of(KnobVector(knobs.begin(), knobs.end()));
 }
 
 bool AutoStrategy::repair(KnobVector& knobs, bool adjacent_first) {
@@ -353,10 +407,9 @@ std::optional<Config> AutoStrategy::pack_pick() {
   const std::size_t members = pack_.size() - 3;
   const std::size_t m = 3 + pack_cursor_++ % members;
   const KnobVector& self = pack_[m].first;
-  std::vector<Config> pool;
-  std::unordered_set<std::uint64_t> in_pool;
+  pool_.clear(space_->knob_count());
   KnobVector child(self.size());
-  for (std::size_t c = 0; c < settings_.pack_children * 4 && pool.size() < settings_.pack_children;
+  for (std::size_t c = 0; c < settings_.pack_children * 4 && pool_.size() < settings_.pack_children;
        ++c) {
     for (std::size_t k = 0; k < child.size(); ++k) {
       const auto pick = rng_.uniform(4);
@@ -378,10 +431,9 @@ std::optional<Config> AutoStrategy::pack_pick() {
     auto index = space_->knobs_to_index(child);
     if (visited_.count(index) && repair(child, /*adjacent_first=*/true))
       index = space_->knobs_to_index(child);
-    if (visited_.count(index) || !in_pool.insert(index).second) continue;
-    pool.push_back(space_->config_of(child));
+    offer(index, child);
   }
-  auto c = pick(pool);
+  auto c = pick();
   if (c) pending_ = std::make_pair(c->index(), m);
   return c;
 }
@@ -393,21 +445,17 @@ std::optional<Config> AutoStrategy::global_pick() {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return scores_[a] > scores_[b]; });
-  std::vector<Config> pool;
-  std::unordered_set<std::uint64_t> in_pool;
+  pool_.clear(space_->knob_count());
   const bool stagnating = settings_.stagnation > 0 && since_best_ >= settings_.stagnation;
   for (std::size_t i = 0; i < std::min(stagnating ? 0 : settings_.top_k, order.size()); ++i) {
     if (!(scores_[order[i]] > 0.0)) break;
-    for (auto& c : space_->neighbours(space_->config_of(xs_[order[i]]))) {
-      if (!visited_.count(c.index()) && in_pool.insert(c.index()).second)
-        pool.push_back(std::move(c));
-    }
+    for (const auto& c : space_->neighbours(space_->config_of(xs_[order[i]])))
+      offer(c.index(), c.knobs());
   }
   for (std::size_t i = 0; i < settings_.pool_random; ++i) {
     auto c = space_->random_valid(rng_, 10000);
     if (!c) break;
-    if (!visited_.count(c->index()) && in_pool.insert(c->index()).second)
-      pool.push_back(std::move(*c));
+    offer(c->index(), c->knobs());
   }
   // Recombinations of the best configurations (per knob, the value of a random parent).
   std::size_t parents = 0;
@@ -421,8 +469,7 @@ std::optional<Config> AutoStrategy::global_pick() {
         child[k] = xs_[order[rng_.uniform(parents)]][k];
       if (!space_->is_valid(child) && !(settings_.repair && repair(child, false))) continue;
       const auto index = space_->knobs_to_index(child);
-      if (!visited_.count(index) && in_pool.insert(index).second)
-        pool.push_back(space_->config_of(child));
+      offer(index, child);
     }
   }
   if (settings_.pool_density > 0) {
@@ -451,8 +498,7 @@ std::optional<Config> AutoStrategy::global_pick() {
         }
         if (!space_->is_valid(draw)) continue;
         const auto index = space_->knobs_to_index(draw);
-        if (!visited_.count(index) && in_pool.insert(index).second)
-          pool.push_back(space_->config_of(draw));
+        offer(index, draw);
       }
     }
   }
@@ -469,11 +515,10 @@ std::optional<Config> AutoStrategy::global_pick() {
       }
       if (!space_->is_valid(moved) && !(settings_.repair && repair(moved, false))) continue;
       const auto index = space_->knobs_to_index(moved);
-      if (!visited_.count(index) && in_pool.insert(index).second)
-        pool.push_back(space_->config_of(moved));
+      offer(index, moved);
     }
   }
-  auto c = pick(pool);
+  auto c = pick();
   return c ? c : random_unvisited();
 }
 

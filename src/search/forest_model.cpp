@@ -1,11 +1,13 @@
-// ForestModel: random-forest regression with binned histogram splits (variance reduction),
-// bootstrap per tree and random feature subsets. See include/tunekit/search/forest_model.hpp.
+// ForestModel (random-forest regression with binned histogram splits, bootstrap per tree and
+// random feature subsets) and BoostedTreesModel (gradient-boosted regression trees with
+// XGBoost's regularised gain). See include/tunekit/search/forest_model.hpp.
 #include "tunekit/search/forest_model.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace tunekit {
@@ -94,6 +96,36 @@ struct Builder {
 
 }  // namespace
 
+BinnedFeatures BinnedFeatures::of(const FeatureMatrix& x, std::size_t max_bins) {
+  // Distinct values per feature (quantised beyond max_bins), cut points at midpoints.
+  const std::size_t n = x.rows, cols = x.cols;
+  BinnedFeatures out;
+  out.cuts.resize(cols);
+  out.bins.resize(n * cols);
+  max_bins = std::clamp<std::size_t>(max_bins, 2, 65535);
+  std::vector<float> v(n);
+  for (std::size_t f = 0; f < cols; ++f) {
+    for (std::size_t r = 0; r < n; ++r) v[r] = x.data[r * cols + f];
+    std::sort(v.begin(), v.end());
+    const auto distinct = static_cast<std::size_t>(std::unique(v.begin(), v.end()) - v.begin());
+    std::vector<float> uniq;
+    if (distinct <= max_bins) {
+      uniq.assign(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(distinct));
+    } else {
+      for (std::size_t b = 0; b < max_bins; ++b) uniq.push_back(v[(b * (distinct - 1)) / (max_bins - 1)]);
+      uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
+    }
+    auto& cuts = out.cuts[f];
+    for (std::size_t b = 0; b + 1 < uniq.size(); ++b) cuts.push_back(0.5f * (uniq[b] + uniq[b + 1]));
+    for (std::size_t r = 0; r < n; ++r) {
+      const float value = x.data[r * cols + f];
+      out.bins[f * n + r] =
+          static_cast<std::uint16_t>(std::lower_bound(cuts.begin(), cuts.end(), value) - cuts.begin());
+    }
+  }
+  return out;
+}
+
 Status ForestModel::fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
                         std::span<const double> weights) {
   trees_.assign(settings_.trees, Tree{});
@@ -124,30 +156,9 @@ Status ForestModel::build(const FeatureMatrix& x, std::span<const double> y, std
   std::vector<double> w(n, 1.0);
   if (!weights.empty()) w.assign(weights.begin(), weights.end());
 
-  // Bins: distinct values per feature (quantised beyond max_bins), cut points at midpoints.
-  std::vector<std::vector<float>> cuts(cols);
-  std::vector<std::vector<float>> edges(cols);
-  std::vector<std::uint16_t> bins(n * cols);
-  const std::size_t max_bins = std::clamp<std::size_t>(settings_.max_bins, 2, 65535);
-  for (std::size_t f = 0; f < cols; ++f) {
-    std::vector<float> v(n);
-    for (std::size_t r = 0; r < n; ++r) v[r] = x.data[r * cols + f];
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    std::vector<float> uniq;
-    if (v.size() <= max_bins) {
-      uniq = std::move(v);
-    } else {
-      for (std::size_t b = 0; b < max_bins; ++b) uniq.push_back(v[(b * (v.size() - 1)) / (max_bins - 1)]);
-      uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
-    }
-    for (std::size_t b = 0; b + 1 < uniq.size(); ++b) cuts[f].push_back(0.5f * (uniq[b] + uniq[b + 1]));
-    for (std::size_t r = 0; r < n; ++r) {
-      const float value = x.data[r * cols + f];
-      bins[f * n + r] =
-          static_cast<std::uint16_t>(std::lower_bound(cuts[f].begin(), cuts[f].end(), value) - cuts[f].begin());
-    }
-  }
+  auto binned = BinnedFeatures::of(x, settings_.max_bins);
+  const auto& cuts = binned.cuts;
+  const auto& bins = binned.bins;
   Rng rng(settings_.seed * 0x9E3779B97F4A7C15ULL + ++fit_count_);
   std::vector<double> wy(n);
   for (std::size_t r = 0; r < n; ++r) wy[r] = w[r] * target[r];
@@ -228,6 +239,194 @@ Status ForestModel::predict_sample(const FeatureMatrix& x, std::size_t k, Rng& r
     out[r] = s / static_cast<double>(k);
   }
   return Status::ok();
+}
+
+namespace {
+
+/// Depth-first builder of one boosted tree on gradients g and hessians h.
+struct BoostBuilder {
+  const BinnedFeatures& binned;
+  std::size_t n_rows;
+  const BoostedTreesSettings& s;
+  std::span<const double> g, h;
+  std::span<double> pred;  // training predictions, updated at the leaves
+  std::vector<RegressionTreeNode>& nodes;
+  std::vector<std::size_t> features;  // features with at least one cut
+  std::vector<double> hist_g, hist_h;
+
+  static double score(double gs, double hs, double lambda) { return gs * gs / (hs + lambda); }
+
+  std::int32_t build(std::vector<std::uint32_t>& rows, std::size_t begin, std::size_t end, std::size_t depth) {
+    double gs = 0.0, hs = 0.0;
+    for (std::size_t i = begin; i < end; ++i) {
+      gs += g[rows[i]];
+      hs += h[rows[i]];
+    }
+    const auto id = static_cast<std::int32_t>(nodes.size());
+    nodes.emplace_back();
+    double best_gain = s.gamma;
+    std::size_t best_f = 0, best_b = 0;
+    bool found = false;
+    if (depth < s.max_depth && end - begin >= 2) {
+      const double parent = score(gs, hs, s.lambda);
+      for (std::size_t f : features) {
+        const std::size_t nb = binned.cuts[f].size() + 1;
+        std::fill_n(hist_g.begin(), nb, 0.0);
+        std::fill_n(hist_h.begin(), nb, 0.0);
+        const std::uint16_t* column = binned.bins.data() + f * n_rows;
+        for (std::size_t i = begin; i < end; ++i) {
+          const std::uint32_t r = rows[i];
+          hist_g[column[r]] += g[r];
+          hist_h[column[r]] += h[r];
+        }
+        double gl = 0.0, hl = 0.0;
+        for (std::size_t b = 0; b + 1 < nb; ++b) {
+          gl += hist_g[b];
+          hl += hist_h[b];
+          const double hr = hs - hl;
+          if (hl < s.min_child_weight || hr < s.min_child_weight) continue;
+          const double gain = score(gl, hl, s.lambda) + score(gs - gl, hr, s.lambda) - parent;
+          if (gain > best_gain) {
+            best_gain = gain;
+            best_f = f;
+            best_b = b;
+            found = true;
+          }
+        }
+      }
+    }
+    if (found) {
+      const std::uint16_t* column = binned.bins.data() + best_f * n_rows;
+      auto mid = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                                rows.begin() + static_cast<std::ptrdiff_t>(end),
+                                [&](std::uint32_t r) { return column[r] <= best_b; });
+      const auto split = static_cast<std::size_t>(mid - rows.begin());
+      const std::int32_t left = build(rows, begin, split, depth + 1);
+      const std::int32_t right = build(rows, split, end, depth + 1);
+      auto& node = nodes[static_cast<std::size_t>(id)];
+      node.feature = static_cast<std::int32_t>(best_f);
+      node.threshold = binned.cuts[best_f][best_b];
+      node.left = left;
+      node.right = right;
+      return id;
+    }
+    const double value = -s.eta * gs / (hs + s.lambda);
+    nodes[static_cast<std::size_t>(id)].value = value;
+    for (std::size_t i = begin; i < end; ++i) pred[rows[i]] += value;
+    return id;
+  }
+};
+
+}  // namespace
+
+Status BoostedTreesModel::fit(const FeatureMatrix& x, std::span<const double> y,
+                              std::span<const double> base_margin, std::span<const double> weights) {
+  if (x.rows == 0 || x.rows != y.size() || x.data.size() != x.rows * x.cols ||
+      (!base_margin.empty() && base_margin.size() != x.rows) || (!weights.empty() && weights.size() != x.rows)) {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("boosted trees fit: {} rows, {} labels, {} margins, {} weights", x.rows, y.size(),
+                              base_margin.size(), weights.size()));
+  }
+  if (settings_.rounds == 0 || settings_.max_depth == 0 || settings_.max_depth > 12 ||
+      !(settings_.lambda >= 0.0) || !(settings_.min_child_weight >= 0.0) || !(settings_.eta > 0.0)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "boosted trees: need rounds >= 1, 1 <= max_depth <= 12, eta > 0, lambda >= 0, "
+                  "min_child_weight >= 0");
+  }
+  const std::size_t n = x.rows;
+  std::vector<double> target(y.begin(), y.end());
+  for (std::size_t i = 0; i < base_margin.size(); ++i) target[i] -= base_margin[i];
+  std::vector<double> w(n, 1.0);
+  if (!weights.empty()) w.assign(weights.begin(), weights.end());
+  std::vector<std::uint32_t> active;
+  double sw = 0.0, swt = 0.0;
+  for (std::size_t r = 0; r < n; ++r) {
+    if (!(w[r] > 0.0)) continue;
+    active.push_back(static_cast<std::uint32_t>(r));
+    sw += w[r];
+    swt += w[r] * target[r];
+  }
+  if (active.empty()) return Status(StatusCode::kInvalidArgument, "boosted trees fit: no row has a positive weight");
+
+  const BinnedFeatures binned = BinnedFeatures::of(x, settings_.max_bins);
+  base_ = swt / sw;
+  const std::size_t depth = settings_.max_depth;
+  const std::size_t internal = (std::size_t{1} << depth) - 1, leaves = internal + 1;
+  feature_.assign(settings_.rounds * internal, 0);
+  threshold_.assign(settings_.rounds * internal, std::numeric_limits<float>::infinity());
+  leaf_.assign(settings_.rounds * leaves, 0.0);
+  trees_ = 0;
+  std::vector<double> pred(n, base_), g(n, 0.0), h(n, 0.0);
+  std::vector<RegressionTreeNode> nodes;
+  BoostBuilder b{binned, n, settings_, g, h, pred, nodes, {}, {}, {}};
+  std::size_t widest = 1;
+  for (std::size_t f = 0; f < x.cols; ++f) {
+    if (!binned.cuts[f].empty()) b.features.push_back(f);
+    widest = std::max(widest, binned.cuts[f].size() + 1);
+  }
+  b.hist_g.resize(widest);
+  b.hist_h.resize(widest);
+  std::vector<std::uint32_t> rows;
+  for (std::size_t t = 0; t < settings_.rounds; ++t) {
+    for (auto r : active) {
+      g[r] = w[r] * (pred[r] - target[r]);
+      h[r] = w[r];
+    }
+    rows = active;
+    nodes.clear();
+    b.build(rows, 0, rows.size(), 0);
+    // Lay the tree out complete: node at position pos has children 2 pos + 1 and 2 pos + 2.
+    std::int32_t* feature = feature_.data() + t * internal;
+    float* threshold = threshold_.data() + t * internal;
+    double* leaf = leaf_.data() + t * leaves;
+    auto place = [&](auto&& self, std::size_t id, std::size_t pos) -> void {
+      const auto& node = nodes[id];
+      if (pos >= internal) {
+        leaf[pos - internal] = node.value;
+        return;
+      }
+      if (node.feature >= 0) {
+        feature[pos] = node.feature;
+        threshold[pos] = node.threshold;
+        self(self, static_cast<std::size_t>(node.left), 2 * pos + 1);
+        self(self, static_cast<std::size_t>(node.right), 2 * pos + 2);
+      } else {  // a leaf above max_depth: every row goes left, to copies of it
+        self(self, id, 2 * pos + 1);
+        self(self, id, 2 * pos + 2);
+      }
+    };
+    place(place, 0, 0);
+    ++trees_;
+  }
+  cols_ = x.cols;
+  fitted_ = true;
+  return Status::ok();
+}
+
+Expected<std::vector<double>> BoostedTreesModel::predict(const FeatureMatrix& x,
+                                                         std::span<const double> base_margin) const {
+  if (!fitted_) return Status(StatusCode::kInvalidArgument, "boosted trees: predict before fit");
+  if (x.rows > 0 && x.cols != cols_) {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("boosted trees: {} features per row, trained on {}", x.cols, cols_));
+  }
+  const std::size_t depth = settings_.max_depth;
+  const std::size_t internal = (std::size_t{1} << depth) - 1, leaves = internal + 1;
+  std::vector<double> out(x.rows, base_);
+  for (std::size_t r = 0; r < x.rows; ++r) {
+    const float* row = x.data.data() + r * x.cols;
+    double sum = base_;
+    for (std::size_t t = 0; t < trees_; ++t) {
+      const std::int32_t* feature = feature_.data() + t * internal;
+      const float* threshold = threshold_.data() + t * internal;
+      std::size_t pos = 0;
+      for (std::size_t d = 0; d < depth; ++d)
+        pos = 2 * pos + 1 + static_cast<std::size_t>(row[feature[pos]] > threshold[pos]);
+      sum += leaf_[t * leaves + pos - internal];
+    }
+    out[r] = sum + (r < base_margin.size() ? base_margin[r] : 0.0);
+  }
+  return out;
 }
 
 }  // namespace tunekit

@@ -1,5 +1,6 @@
-// AutoStrategy ("auto"), tunekit's default: model-guided local search. A random-forest model of
-// log performance scores the neighbourhoods of the best configurations plus a random pool.
+// AutoStrategy ("auto"), tunekit's default: model-guided local search. A boosted-trees model of
+// log performance, fitted on a bootstrap resample, ranks the neighbourhoods and recombinations
+// of the best configurations plus a random pool.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,9 +25,10 @@ namespace tunekit {
 struct AutoSettings {
   /// Random configurations measured before the first model fit.
   std::size_t initial = 8;
-  /// "xgb" (XGBoostCostModel, depth-3 boosted trees, fitted on a bootstrap resample of the
-  /// trials) or "forest" (ForestModel, a random forest).
-  std::string model = "xgb";
+  /// "gbt" (BoostedTreesModel: depth-3 boosted trees, fitted on a bootstrap resample of the
+  /// trials), "xgb" (the same model trained by XGBoost, XGBoostCostModel: near-identical picks,
+  /// about 5x the run time) or "forest" (ForestModel, a random forest).
+  std::string model = "gbt";
   /// How candidates are ranked: "ts" (Thompson-style: for xgb, the prediction of the model fitted
   /// on a bootstrap resample; for forest, the mean of a random subset of `ts_trees` trees), "ei"
   /// (expected improvement from the forest's mean and spread) or "mean".
@@ -79,18 +82,21 @@ struct AutoSettings {
   /// Probability of measuring a random unvisited configuration instead of the model's pick.
   double epsilon = 0.05;
   /// Refit after every trial until this many trials, then every n / refit_divisor trials, so
-  /// long runs stay cheap.
+  /// long runs stay cheap (between fits, each pick is the next unvisited candidate the same
+  /// model draw ranks first: batch Thompson sampling).
   std::size_t refit_every_until = 128;
   std::size_t refit_divisor = 64;
   ForestSettings forest{};
   /// Trees rebuilt per refit after the first full fit (0 = all); the others keep their fit
   /// from earlier trials, which makes a refit trees/refresh_trees times cheaper.
   std::size_t refresh_trees = 0;
+  /// Settings of the boosted trees ("gbt": max_depth, eta, gamma, min_child_weight, lambda and
+  /// max_rounds as rounds; "xgb": all of them).
   XGBoostSettings xgb{"reg", 3, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0, "hist"};
 
   /// Parses a JSON object whose keys are the field names above ("trees", "max_depth",
   /// "feature_fraction", "min_samples_leaf", "min_samples_split" set the forest; "rounds",
-  /// "eta", "min_child_weight" and "max_depth" the XGBoost model). Errors: kInvalidArgument
+  /// "eta", "min_child_weight" and "max_depth" the boosted trees). Errors: kInvalidArgument
   /// (unknown key, listing the accepted ones; bad value).
   static Expected<AutoSettings> from_json(const nlohmann::json& settings);
 };
@@ -98,17 +104,19 @@ struct AutoSettings {
 /// tunekit's default strategy: model-guided local search (a strategy none of the peers ships).
 ///
 /// 1. Measure `initial` (8) random valid configurations.
-/// 2. After every trial (every n/64 trials beyond 128), refit an XGBoost model (60 rounds of
-///    depth-3 trees, a near-additive model that learns per-knob effects from few trials) of
+/// 2. After every trial (every n/64 trials beyond 128), refit a boosted-trees model
+///    (BoostedTreesModel: XGBoost's squared-error boosting, 60 rounds of depth-3 trees at
+///    learning rate 0.3, a near-additive model that learns per-knob effects from few trials) of
 ///    y = log(score / best score) on knob features, on a bootstrap resample of the trials;
 ///    failures score one unit below the worst success.
 /// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best configuration,
 ///    256 "adjacent" moves of it (every knob one position down, unchanged or up), 256
 ///    recombinations of the 4 best configurations (each knob from one of them), and 32 fresh
 ///    random valid configurations.
-/// 4. Measure the unvisited candidate the model ranks first (with probability epsilon a random
-///    unvisited configuration instead). Because each fit sees a different bootstrap resample,
-///    the ranking is a Thompson-style draw: uncertain regions keep being tried.
+/// 4. Measure the unvisited candidate the model ranks first, ties broken at random (with
+///    probability epsilon a random unvisited configuration instead). Because each fit sees a
+///    different bootstrap resample, the ranking is a Thompson-style draw: uncertain regions keep
+///    being tried.
 /// The neighbourhood makes it a local search ordered by the model, the recombinations exploit
 /// knobs whose good values are shared by the best configurations, and the random pool lets the
 /// model jump to distant regions it ranks higher. Every choice is seeded.
@@ -128,14 +136,14 @@ class AutoStrategy : public SearchStrategy {
   void refit();
   std::vector<double> scores_of(const FeatureMatrix& x);
   std::optional<Config> random_unvisited();
-  const std::vector<float>& features(std::uint64_t index, const KnobVector& knobs);
+  const std::vector<float>& features(std::uint64_t index, std::span<const std::uint32_t> knobs);
 
   AutoSettings settings_;
   const ConfigSpace* space_ = nullptr;
   Rng rng_;
   std::optional<std::uint64_t> valid_;
   std::unique_ptr<ForestModel> forest_;
-  std::unique_ptr<XGBoostCostModel> xgb_;
+  std::unique_ptr<CostModel> boosted_;  // model "gbt" or "xgb"
   std::vector<KnobVector> xs_;
   std::vector<double> scores_;
   double best_y_ = 0.0;
@@ -146,7 +154,27 @@ class AutoStrategy : public SearchStrategy {
   std::vector<std::size_t> varying_;
   double best_score_ = 0.0;
   std::size_t since_best_ = 0;  // non-constant numeric "ot" knobs (for interactions)
-  std::optional<Config> pick(const std::vector<Config>& pool);
+  /// The candidates of one pick, each once, in the order offered (flat knob positions and an
+  /// open-addressing index set, reused from pick to pick so building a pool allocates nothing).
+  struct CandidatePool {
+    static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+    std::size_t width = 0;
+    std::vector<std::uint64_t> index;
+    std::vector<std::uint32_t> knobs;
+    std::vector<std::uint64_t> slots;
+    void clear(std::size_t knob_count);
+    /// Adds a candidate; false when `i` is already in the pool.
+    bool add(std::uint64_t i, std::span<const std::uint32_t> k);
+    std::size_t size() const { return index.size(); }
+    std::span<const std::uint32_t> at(std::size_t r) const {
+      return {knobs.data() + r * width, width};
+    }
+  };
+  /// Adds an unvisited configuration to pool_.
+  void offer(std::uint64_t index, std::span<const std::uint32_t> knobs);
+  /// The candidate of pool_ the model ranks first; nullopt when pool_ is empty.
+  std::optional<Config> pick();
+  CandidatePool pool_;
   std::optional<Config> global_pick();
   bool repair(KnobVector& knobs, bool adjacent_first);
   std::optional<Config> pack_pick();
