@@ -26,8 +26,8 @@ struct AutoSettings {
   /// Random configurations measured before the first model fit.
   std::size_t initial = 8;
   /// "gbt" (BoostedTreesModel: depth-3 boosted trees, fitted on a bootstrap resample of the
-  /// trials), "xgb" (the same model trained by XGBoost, XGBoostCostModel: near-identical picks,
-  /// about 5x the run time) or "forest" (ForestModel, a random forest).
+  /// trials), "xgb" (the same model trained by XGBoost, XGBoostCostModel: the same
+  /// quality within run-to-run noise, about 4x the run time) or "forest" (ForestModel, a random forest).
   std::string model = "gbt";
   /// How candidates are ranked: "ts" (Thompson-style: for xgb, the prediction of the model fitted
   /// on a bootstrap resample; for forest, the mean of a random subset of `ts_trees` trees), "ei"
