@@ -419,8 +419,8 @@ Expected<std::vector<double>> BoostedTreesModel::predict(const FeatureMatrix& x,
     for (std::size_t t = 0; t < trees_; ++t) {
       const std::int32_t* feature = feature_.data() + t * internal;
       const float* threshold = threshold_.data() + t * internal;
-      std::size_t pos = 0;
-      for (std::size_t d = 0; d < depth; ++d)
+      std::size_t pos = cols_ == 0 ? internal : 0;  // no features: every tree is one leaf
+      for (std::size_t d = 0; d < depth && pos < internal; ++d)
         pos = 2 * pos + 1 + static_cast<std::size_t>(row[feature[pos]] > threshold[pos]);
       sum += leaf_[t * leaves + pos - internal];
     }

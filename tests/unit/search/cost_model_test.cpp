@@ -161,6 +161,14 @@ TEST(BoostedTreesModel, BadInputIsRejected) {
   FeatureMatrix wide;
   wide.add_row(std::vector<float>{1, 2, 3});
   EXPECT_EQ(m.predict(wide).status().code(), StatusCode::kInvalidArgument);
+  // Rows without features (a space of constant knobs): the model predicts the mean.
+  FeatureMatrix empty;
+  empty.rows = 3;
+  BoostedTreesModel flat;
+  ASSERT_TRUE(flat.fit(empty, std::vector<double>{1.0, 2.0, 6.0}).is_ok());
+  auto p = flat.predict(empty);
+  ASSERT_TRUE(p.has_value());
+  for (double v : *p) EXPECT_NEAR(v, 3.0, 1e-12);
 }
 
 }  // namespace
