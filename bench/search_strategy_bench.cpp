@@ -18,7 +18,8 @@ using tunekit::bench::huge_space;
 /// A smooth synthetic landscape: seconds = 1 + sum_k (knob_k - 4.5)^2 / 20.
 double synthetic_cost_s(const tunekit::Config& c) {
   double s = 1.0;
-  for (auto v : c.knobs()) s += (static_cast<double>(v) - 4.5) * (static_cast<double>(v) - 4.5) / 20.0;
+  for (auto v : c.knobs())
+    s += (static_cast<double>(v) - 4.5) * (static_cast<double>(v) - 4.5) / 20.0;
   return s;
 }
 
@@ -49,7 +50,6 @@ BENCHMARK_CAPTURE(BM_Strategy, sa, "sa")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Strategy, auto, "auto")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Strategy, xgb, "xgb")->Unit(benchmark::kMillisecond)->Iterations(1);
 
-}  // namespace
 
 /// Training rows like the default strategy's after 100 trials: 7 knob features with 2-8 values
 /// each and a near-additive log-score target.
@@ -95,5 +95,7 @@ void BM_ModelFit(benchmark::State& state, const char* which) {
 }
 BENCHMARK_CAPTURE(BM_ModelFit, gbt, "gbt")->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_ModelFit, xgb, "xgb")->Unit(benchmark::kMicrosecond);
+
+}  // namespace
 
 BENCHMARK_MAIN();

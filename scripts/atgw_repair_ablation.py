@@ -9,7 +9,7 @@ repair ("original"), with a uniformly random valid neighbour ("random-repair") a
 one in the list ("last-repair"), so the effect of the list order can be measured.
 
 Usage: atgw_repair_ablation.py FILE.json [--variants original,random-repair,last-repair]
-                               [--runs 50] [--budget 200] [--jobs 2]
+                               [--runs 50] [--budget 200] [--jobs N]
 FILE is a Kernel Tuner cache file (uncompressed; Kernel Tuner cannot read .gz). Run r uses
 seed r, as scripts/kernel_tuner_compare.py does; it prints the mean fraction of optimum after 50,
 100 and 200 unique evaluations per variant.

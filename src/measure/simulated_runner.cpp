@@ -62,7 +62,7 @@ class PaddedText {
 /// The whole file, read in one piece when its size is known.
 Expected<PaddedText> read_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(StatusCode::kIoError, "cannot open '" + path + "'");
+  if (fd < 0) return Status(StatusCode::kIoError, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   struct stat st {};
   const bool sized = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   // One byte more than the size, so that the end of file is seen without growing.
@@ -104,7 +104,7 @@ Expected<PaddedText> gunzip(const PaddedText& gz, const std::string& path) {
 
   z_stream strm{};
   if (inflateInit2(&strm, 15 + 16) != Z_OK) {
-    return Status(StatusCode::kIoError, fmt::format("{}: cannot decompress: out of memory", path));
+    return Status(StatusCode::kIoError, fmt::format("{}: cannot decompress: zlib could not start", path));
   }
   const char* error = nullptr;
   for (;;) {

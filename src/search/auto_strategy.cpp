@@ -129,6 +129,14 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
     return Status(StatusCode::kInvalidArgument, "auto: pack_size must be >= 4");
   if (a.model != "forest" && a.model != "xgb" && a.model != "gbt")
     return Status(StatusCode::kInvalidArgument, "auto: model must be gbt, xgb or forest");
+  if (a.model != "forest" &&
+      (a.xgb.max_rounds < 1 || a.xgb.max_depth < 1 || !(a.xgb.eta > 0.0) ||
+       !(a.xgb.min_child_weight >= 0.0) || (a.model == "gbt" && a.xgb.max_depth > 12))) {
+    return Status(
+        StatusCode::kInvalidArgument,
+        "auto: need rounds >= 1, eta > 0, min_child_weight >= 0 and max_depth >= 1 (at most 12 "
+        "for model gbt)");
+  }
   if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean" &&
       a.acquisition != "none") {
     return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei, mean or none");
@@ -154,8 +162,8 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   forest_ = std::make_unique<ForestModel>(fs);
   if (settings_.model == "gbt") {
     BoostedTreesSettings bs;
-    bs.rounds = static_cast<std::size_t>(std::max(1, settings_.xgb.max_rounds));
-    bs.max_depth = static_cast<std::size_t>(std::max(1, settings_.xgb.max_depth));
+    bs.rounds = static_cast<std::size_t>(settings_.xgb.max_rounds);
+    bs.max_depth = static_cast<std::size_t>(settings_.xgb.max_depth);
     bs.eta = settings_.xgb.eta;
     bs.lambda = settings_.xgb.lambda;
     bs.gamma = settings_.xgb.gamma;
@@ -315,21 +323,31 @@ void AutoStrategy::CandidatePool::clear(std::size_t knob_count) {
   width = knob_count;
   index.clear();
   knobs.clear();
-  if (slots.empty()) slots.assign(1024, kEmpty);
-  else std::fill(slots.begin(), slots.end(), kEmpty);
+  if (slots.empty())
+    slots.assign(std::size_t{1} << slot_bits, kEmpty);
+  else
+    std::fill(slots.begin(), slots.end(), kEmpty);
+}
+
+std::size_t AutoStrategy::CandidatePool::slot_of(std::uint64_t i) const {
+  // Fibonacci hashing: the top bits of the product, which depend on every bit of the index
+  // (mixed-radix indices of neighbours differ in a few low or middle bits only).
+  return static_cast<std::size_t>((i * 0x9E3779B97F4A7C15ULL) >> (64 - slot_bits));
 }
 
 bool AutoStrategy::CandidatePool::add(std::uint64_t i, std::span<const std::uint32_t> k) {
+  TUNEKIT_CHECK(k.size() == width);
   if (2 * (index.size() + 1) > slots.size()) {
-    // Grow the open-addressing table (linear probing, Fibonacci hashing) and re-insert.
-    slots.assign(slots.size() * 2, kEmpty);
+    // Grow the open-addressing table (linear probing) and re-insert.
+    ++slot_bits;
+    slots.assign(std::size_t{1} << slot_bits, kEmpty);
     for (auto j : index) {
-      std::size_t s = (j * 0x9E3779B97F4A7C15ULL) & (slots.size() - 1);
+      std::size_t s = slot_of(j);
       while (slots[s] != kEmpty) s = (s + 1) & (slots.size() - 1);
       slots[s] = j;
     }
   }
-  std::size_t s = (i * 0x9E3779B97F4A7C15ULL) & (slots.size() - 1);
+  std::size_t s = slot_of(i);
   while (slots[s] != kEmpty) {
     if (slots[s] == i) return false;
     s = (s + 1) & (slots.size() - 1);

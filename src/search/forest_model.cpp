@@ -14,8 +14,18 @@ namespace tunekit {
 
 namespace {
 
+/// Features binned for histogram splits: per feature, the cut points (midpoints between
+/// consecutive distinct values, quantised to at most `max_bins` bins) and every row's bin,
+/// column-major (bins[f * rows + r]).
+struct BinnedFeatures {
+  std::vector<std::vector<float>> cuts;
+  std::vector<std::uint16_t> bins;
+  /// Bins every row of `x` (max_bins is clamped to [2, 65535]).
+  static BinnedFeatures of(const FeatureMatrix& x, std::size_t max_bins);
+};
+
 struct Builder {
-  const std::vector<std::uint16_t>& bins;  // column-major: bins[f * rows + r]
+  const std::vector<std::uint16_t>& bins;       // column-major: bins[f * rows + r]
   const std::vector<std::vector<float>>& cuts;  // per feature: thresholds between bins
   std::span<const double> y;
   std::span<const double> w;
@@ -27,7 +37,8 @@ struct Builder {
   std::vector<double> hist_sum, hist_w;
 
   template <class Tree>
-  std::int32_t build(Tree& tree, std::vector<std::uint32_t>& rows, std::size_t begin, std::size_t end, std::size_t depth) {
+  std::int32_t build(Tree& tree, std::vector<std::uint32_t>& rows, std::size_t begin,
+                     std::size_t end, std::size_t depth) {
     double sw = 0.0, sy = 0.0;
     for (std::size_t i = begin; i < end; ++i) {
       sw += w[rows[i]];
@@ -39,12 +50,14 @@ struct Builder {
     const std::size_t n = end - begin;
     if (n < s.min_samples_split || depth >= s.max_depth || features.empty()) return id;
     bool constant = true;
-    for (std::size_t i = begin + 1; i < end && constant; ++i) constant = y[rows[i]] == y[rows[begin]];
+    for (std::size_t i = begin + 1; i < end && constant; ++i)
+      constant = y[rows[i]] == y[rows[begin]];
     if (constant) return id;
 
     // Random feature subset (partial Fisher-Yates).
-    const std::size_t mtry =
-        std::max<std::size_t>(1, static_cast<std::size_t>(std::ceil(s.feature_fraction * static_cast<double>(features.size()))));
+    const std::size_t mtry = std::max<std::size_t>(
+        1, static_cast<std::size_t>(
+               std::ceil(s.feature_fraction * static_cast<double>(features.size()))));
     for (std::size_t k = 0; k < mtry; ++k) {
       const std::size_t j = k + static_cast<std::size_t>(rng.uniform(features.size() - k));
       std::swap(features[k], features[j]);
@@ -69,7 +82,9 @@ struct Builder {
         lw += hist_w[b];
         ls += hist_sum[b];
         const double rw = sw - lw, rs = sy - ls;
-        if (lw < static_cast<double>(s.min_samples_leaf) || rw < static_cast<double>(s.min_samples_leaf)) continue;
+        if (lw < static_cast<double>(s.min_samples_leaf) ||
+            rw < static_cast<double>(s.min_samples_leaf))
+          continue;
         const double gain = ls * ls / lw + rs * rs / rw - base;
         if (gain > best_gain + 1e-12) {
           best_gain = gain;
@@ -79,7 +94,8 @@ struct Builder {
       }
     }
     if (best_gain <= 0.0) return id;
-    auto mid = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin), rows.begin() + static_cast<std::ptrdiff_t>(end),
+    auto mid = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                              rows.begin() + static_cast<std::ptrdiff_t>(end),
                               [&](std::uint32_t r) { return bins[best_f * n_rows + r] <= best_b; });
     const auto split = static_cast<std::size_t>(mid - rows.begin());
     if (split == begin || split == end) return id;
@@ -112,22 +128,24 @@ BinnedFeatures BinnedFeatures::of(const FeatureMatrix& x, std::size_t max_bins) 
     if (distinct <= max_bins) {
       uniq.assign(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(distinct));
     } else {
-      for (std::size_t b = 0; b < max_bins; ++b) uniq.push_back(v[(b * (distinct - 1)) / (max_bins - 1)]);
+      for (std::size_t b = 0; b < max_bins; ++b)
+        uniq.push_back(v[(b * (distinct - 1)) / (max_bins - 1)]);
       uniq.erase(std::unique(uniq.begin(), uniq.end()), uniq.end());
     }
     auto& cuts = out.cuts[f];
-    for (std::size_t b = 0; b + 1 < uniq.size(); ++b) cuts.push_back(0.5f * (uniq[b] + uniq[b + 1]));
+    for (std::size_t b = 0; b + 1 < uniq.size(); ++b)
+      cuts.push_back(0.5f * (uniq[b] + uniq[b + 1]));
     for (std::size_t r = 0; r < n; ++r) {
       const float value = x.data[r * cols + f];
-      out.bins[f * n + r] =
-          static_cast<std::uint16_t>(std::lower_bound(cuts.begin(), cuts.end(), value) - cuts.begin());
+      out.bins[f * n + r] = static_cast<std::uint16_t>(
+          std::lower_bound(cuts.begin(), cuts.end(), value) - cuts.begin());
     }
   }
   return out;
 }
 
-Status ForestModel::fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
-                        std::span<const double> weights) {
+Status ForestModel::fit(const FeatureMatrix& x, std::span<const double> y,
+                        std::span<const double> base_margin, std::span<const double> weights) {
   trees_.assign(settings_.trees, Tree{});
   next_tree_ = 0;
   return build(x, y, base_margin, weights, 0, settings_.trees);
@@ -141,15 +159,18 @@ Status ForestModel::refresh(const FeatureMatrix& x, std::span<const double> y, s
   return build(x, y, {}, {}, first, count);
 }
 
-Status ForestModel::build(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
-                          std::span<const double> weights, std::size_t first, std::size_t count) {
+Status ForestModel::build(const FeatureMatrix& x, std::span<const double> y,
+                          std::span<const double> base_margin, std::span<const double> weights,
+                          std::size_t first, std::size_t count) {
   if (x.rows == 0 || x.rows != y.size() || x.data.size() != x.rows * x.cols ||
-      (!base_margin.empty() && base_margin.size() != x.rows) || (!weights.empty() && weights.size() != x.rows)) {
+      (!base_margin.empty() && base_margin.size() != x.rows) ||
+      (!weights.empty() && weights.size() != x.rows)) {
     return Status(StatusCode::kInvalidArgument,
-                  fmt::format("forest fit: {} rows, {} labels, {} margins, {} weights", x.rows, y.size(),
-                              base_margin.size(), weights.size()));
+                  fmt::format("forest fit: {} rows, {} labels, {} margins, {} weights", x.rows,
+                              y.size(), base_margin.size(), weights.size()));
   }
-  if (settings_.trees == 0) return Status(StatusCode::kInvalidArgument, "forest: trees must be >= 1");
+  if (settings_.trees == 0)
+    return Status(StatusCode::kInvalidArgument, "forest: trees must be >= 1");
   const std::size_t n = x.rows, cols = x.cols;
   std::vector<double> target(y.begin(), y.end());
   for (std::size_t i = 0; i < base_margin.size(); ++i) target[i] -= base_margin[i];
@@ -175,7 +196,8 @@ Status ForestModel::build(const FeatureMatrix& x, std::span<const double> y, std
     Tree& tree = trees_[(first + t) % trees_.size()];
     tree.clear();
     rows.clear();
-    for (std::size_t i = 0; i < n; ++i) rows.push_back(static_cast<std::uint32_t>(rng.uniform(n)));  // bootstrap
+    for (std::size_t i = 0; i < n; ++i)
+      rows.push_back(static_cast<std::uint32_t>(rng.uniform(n)));  // bootstrap
     tree.reserve(2 * n);
     b.build(tree, rows, 0, rows.size(), 0);
   }
@@ -192,7 +214,8 @@ double ForestModel::predict_tree(const Tree& tree, const float* row) const noexc
   return tree[i].value;
 }
 
-Expected<std::vector<double>> ForestModel::predict(const FeatureMatrix& x, std::span<const double> base_margin) const {
+Expected<std::vector<double>> ForestModel::predict(const FeatureMatrix& x,
+                                                   std::span<const double> base_margin) const {
   std::vector<double> mean, sd;
   Status st = predict_spread(x, mean, sd);
   if (!st) return st;
@@ -200,10 +223,12 @@ Expected<std::vector<double>> ForestModel::predict(const FeatureMatrix& x, std::
   return mean;
 }
 
-Status ForestModel::predict_spread(const FeatureMatrix& x, std::vector<double>& mean, std::vector<double>& stddev) const {
+Status ForestModel::predict_spread(const FeatureMatrix& x, std::vector<double>& mean,
+                                   std::vector<double>& stddev) const {
   if (trees_.empty()) return Status(StatusCode::kInvalidArgument, "forest: predict before fit");
   if (x.rows > 0 && x.cols != cols_) {
-    return Status(StatusCode::kInvalidArgument, fmt::format("forest: {} features per row, trained on {}", x.cols, cols_));
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("forest: {} features per row, trained on {}", x.cols, cols_));
   }
   mean.assign(x.rows, 0.0);
   stddev.assign(x.rows, 0.0);
@@ -222,15 +247,18 @@ Status ForestModel::predict_spread(const FeatureMatrix& x, std::vector<double>& 
   return Status::ok();
 }
 
-Status ForestModel::predict_sample(const FeatureMatrix& x, std::size_t k, Rng& rng, std::vector<double>& out) const {
+Status ForestModel::predict_sample(const FeatureMatrix& x, std::size_t k, Rng& rng,
+                                   std::vector<double>& out) const {
   if (trees_.empty()) return Status(StatusCode::kInvalidArgument, "forest: predict before fit");
   if (x.rows > 0 && x.cols != cols_) {
-    return Status(StatusCode::kInvalidArgument, fmt::format("forest: {} features per row, trained on {}", x.cols, cols_));
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("forest: {} features per row, trained on {}", x.cols, cols_));
   }
   k = std::clamp<std::size_t>(k, 1, trees_.size());
   std::vector<std::size_t> pick(trees_.size());
   std::iota(pick.begin(), pick.end(), 0);
-  for (std::size_t i = 0; i < k; ++i) std::swap(pick[i], pick[i + static_cast<std::size_t>(rng.uniform(pick.size() - i))]);
+  for (std::size_t i = 0; i < k; ++i)
+    std::swap(pick[i], pick[i + static_cast<std::size_t>(rng.uniform(pick.size() - i))]);
   out.assign(x.rows, 0.0);
   for (std::size_t r = 0; r < x.rows; ++r) {
     const float* row = x.data.data() + r * x.cols;
@@ -256,7 +284,8 @@ struct BoostBuilder {
 
   static double score(double gs, double hs, double lambda) { return gs * gs / (hs + lambda); }
 
-  std::int32_t build(std::vector<std::uint32_t>& rows, std::size_t begin, std::size_t end, std::size_t depth) {
+  std::int32_t build(std::vector<std::uint32_t>& rows, std::size_t begin, std::size_t end,
+                     std::size_t depth) {
     double gs = 0.0, hs = 0.0;
     for (std::size_t i = begin; i < end; ++i) {
       gs += g[rows[i]];
@@ -320,18 +349,22 @@ struct BoostBuilder {
 }  // namespace
 
 Status BoostedTreesModel::fit(const FeatureMatrix& x, std::span<const double> y,
-                              std::span<const double> base_margin, std::span<const double> weights) {
+                              std::span<const double> base_margin,
+                              std::span<const double> weights) {
   if (x.rows == 0 || x.rows != y.size() || x.data.size() != x.rows * x.cols ||
-      (!base_margin.empty() && base_margin.size() != x.rows) || (!weights.empty() && weights.size() != x.rows)) {
+      (!base_margin.empty() && base_margin.size() != x.rows) ||
+      (!weights.empty() && weights.size() != x.rows)) {
     return Status(StatusCode::kInvalidArgument,
-                  fmt::format("boosted trees fit: {} rows, {} labels, {} margins, {} weights", x.rows, y.size(),
-                              base_margin.size(), weights.size()));
+                  fmt::format("boosted trees fit: {} rows, {} labels, {} margins, {} weights",
+                              x.rows, y.size(), base_margin.size(), weights.size()));
   }
   if (settings_.rounds == 0 || settings_.max_depth == 0 || settings_.max_depth > 12 ||
-      !(settings_.lambda >= 0.0) || !(settings_.min_child_weight >= 0.0) || !(settings_.eta > 0.0)) {
-    return Status(StatusCode::kInvalidArgument,
-                  "boosted trees: need rounds >= 1, 1 <= max_depth <= 12, eta > 0, lambda >= 0, "
-                  "min_child_weight >= 0");
+      !(settings_.lambda >= 0.0) || !(settings_.gamma >= 0.0) ||
+      !(settings_.min_child_weight >= 0.0) || !(settings_.eta > 0.0)) {
+    return Status(
+        StatusCode::kInvalidArgument,
+        "boosted trees: need rounds >= 1, 1 <= max_depth <= 12, eta > 0, lambda >= 0, gamma >= 0, "
+        "min_child_weight >= 0");
   }
   const std::size_t n = x.rows;
   std::vector<double> target(y.begin(), y.end());
@@ -346,7 +379,8 @@ Status BoostedTreesModel::fit(const FeatureMatrix& x, std::span<const double> y,
     sw += w[r];
     swt += w[r] * target[r];
   }
-  if (active.empty()) return Status(StatusCode::kInvalidArgument, "boosted trees fit: no row has a positive weight");
+  if (active.empty())
+    return Status(StatusCode::kInvalidArgument, "boosted trees fit: no row has a positive weight");
 
   const BinnedFeatures binned = BinnedFeatures::of(x, settings_.max_bins);
   base_ = swt / sw;
@@ -355,7 +389,7 @@ Status BoostedTreesModel::fit(const FeatureMatrix& x, std::span<const double> y,
   feature_.assign(settings_.rounds * internal, 0);
   threshold_.assign(settings_.rounds * internal, std::numeric_limits<float>::infinity());
   leaf_.assign(settings_.rounds * leaves, 0.0);
-  trees_ = 0;
+  fitted_ = false;
   std::vector<double> pred(n, base_), g(n, 0.0), h(n, 0.0);
   std::vector<RegressionTreeNode> nodes;
   BoostBuilder b{binned, n, settings_, g, h, pred, nodes, {}, {}, {}};
@@ -396,16 +430,19 @@ Status BoostedTreesModel::fit(const FeatureMatrix& x, std::span<const double> y,
       }
     };
     place(place, 0, 0);
-    ++trees_;
   }
   cols_ = x.cols;
   fitted_ = true;
   return Status::ok();
 }
 
-Expected<std::vector<double>> BoostedTreesModel::predict(const FeatureMatrix& x,
-                                                         std::span<const double> base_margin) const {
+Expected<std::vector<double>> BoostedTreesModel::predict(
+    const FeatureMatrix& x, std::span<const double> base_margin) const {
   if (!fitted_) return Status(StatusCode::kInvalidArgument, "boosted trees: predict before fit");
+  if (!base_margin.empty() && base_margin.size() != x.rows) {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("boosted trees: {} margins for {} rows", base_margin.size(), x.rows));
+  }
   if (x.rows > 0 && x.cols != cols_) {
     return Status(StatusCode::kInvalidArgument,
                   fmt::format("boosted trees: {} features per row, trained on {}", x.cols, cols_));
@@ -416,7 +453,7 @@ Expected<std::vector<double>> BoostedTreesModel::predict(const FeatureMatrix& x,
   for (std::size_t r = 0; r < x.rows; ++r) {
     const float* row = x.data.data() + r * x.cols;
     double sum = base_;
-    for (std::size_t t = 0; t < trees_; ++t) {
+    for (std::size_t t = 0; t < settings_.rounds; ++t) {
       const std::int32_t* feature = feature_.data() + t * internal;
       const float* threshold = threshold_.data() + t * internal;
       std::size_t pos = cols_ == 0 ? internal : 0;  // no features: every tree is one leaf
@@ -424,7 +461,7 @@ Expected<std::vector<double>> BoostedTreesModel::predict(const FeatureMatrix& x,
         pos = 2 * pos + 1 + static_cast<std::size_t>(row[feature[pos]] > threshold[pos]);
       sum += leaf_[t * leaves + pos - internal];
     }
-    out[r] = sum + (r < base_margin.size() ? base_margin[r] : 0.0);
+    out[r] = sum + (base_margin.empty() ? 0.0 : base_margin[r]);
   }
   return out;
 }

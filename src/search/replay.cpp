@@ -59,13 +59,21 @@ double ReplayTrace::best_at_clock(double t_s) const noexcept {
   return best;
 }
 
+std::vector<double> fraction_of_optimum_per_run(const ReplayData& data, std::span<const ReplayTrace> runs,
+                                                std::size_t evaluations) {
+  std::vector<double> out;
+  out.reserve(runs.size());
+  for (const auto& r : runs) {
+    const double best = r.best_after(evaluations);
+    out.push_back(std::isnan(best) ? 0.0 : data.optimum_ms() / best);
+  }
+  return out;
+}
+
 double fraction_of_optimum(const ReplayData& data, std::span<const ReplayTrace> runs, std::size_t evaluations) {
   if (runs.empty()) return 0.0;
   double sum = 0.0;
-  for (const auto& r : runs) {
-    const double best = r.best_after(evaluations);
-    sum += std::isnan(best) ? 0.0 : data.optimum_ms() / best;
-  }
+  for (double f : fraction_of_optimum_per_run(data, runs, evaluations)) sum += f;
   return sum / static_cast<double>(runs.size());
 }
 

@@ -1,6 +1,5 @@
 // `tunekit simulate`: replays search strategies on brute-forced tuning data and prints, per
 // strategy, the mean fraction of optimum after N evaluations and the methodology score.
-#include <cmath>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -136,12 +135,8 @@ void run_simulate(const SimulateArgs& args) {
       for (auto b : budgets) {
         const double f = tunekit::fraction_of_optimum(*data, *traces, b);
         row["fraction_of_optimum"][std::to_string(b)] = f;
-        auto& per_run = row["fraction_of_optimum_per_run"][std::to_string(b)];
-        per_run = nlohmann::json::array();
-        for (const auto& t : *traces) {
-          const double best = t.best_after(b);
-          per_run.push_back(std::isnan(best) ? 0.0 : data->optimum_ms() / best);
-        }
+        row["fraction_of_optimum_per_run"][std::to_string(b)] =
+            tunekit::fraction_of_optimum_per_run(*data, *traces, b);
         line += markdown ? fmt::format(" {:.3f} |", f) : fmt::format("{:>10.3f}", f);
       }
       if (!args.no_score) {

@@ -46,7 +46,7 @@ struct ReplayEntry {
 
 /// The content of a brute-forced data file, and the configuration space it defines.
 ///
-/// Formats (autodetected; gzip or plain, autodetected by zlib):
+/// Formats (autodetected; gzip, recognised by its magic bytes, or plain):
 ///  * Kernel Tuner cache: `tune_params_keys`, `tune_params`, `cache` (key -> record);
 ///  * T4 results: `results[]` with `configuration`, `times`, `invalidity`, `measurements`.
 ///    T4 has no value lists: each parameter's values are those seen, numbers ascending.

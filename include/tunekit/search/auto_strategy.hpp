@@ -3,10 +3,9 @@
 // of the best configurations plus a random pool.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,11 +26,12 @@ struct AutoSettings {
   std::size_t initial = 8;
   /// "gbt" (BoostedTreesModel: depth-3 boosted trees, fitted on a bootstrap resample of the
   /// trials), "xgb" (the same model trained by XGBoost, XGBoostCostModel: the same
-  /// quality within run-to-run noise, about 4x the run time) or "forest" (ForestModel, a random forest).
+  /// quality within run-to-run noise, about 4x the run time) or "forest" (ForestModel, a random
+  /// forest).
   std::string model = "gbt";
-  /// How candidates are ranked: "ts" (Thompson-style: for xgb, the prediction of the model fitted
-  /// on a bootstrap resample; for forest, the mean of a random subset of `ts_trees` trees), "ei"
-  /// (expected improvement from the forest's mean and spread) or "mean".
+  /// How candidates are ranked: "ts" (Thompson-style: for gbt and xgb, the prediction of the model
+  /// fitted on a bootstrap resample; for forest, the mean of a random subset of `ts_trees` trees),
+  /// "ei" (expected improvement from the forest's mean and spread) or "mean".
   std::string acquisition = "ts";
   std::size_t ts_trees = 8;
   /// Regression target: "log" (log(score / best)), "inverse" (score / best, AutoTVM's) or
@@ -58,10 +58,10 @@ struct AutoSettings {
   /// moves one position down, stays or moves one up (Kernel Tuner's adjacent neighbourhood, which
   /// keeps divisibility constraints satisfiable by coordinated moves); invalid ones are dropped.
   std::size_t pool_adjacent = 256;
-  /// xgb model: fit on a bootstrap resample of the trials (Thompson-style ranking); false fits
-  /// every trial once (greedy on the model's prediction).
+  /// gbt and xgb models: fit on a bootstrap resample of the trials (Thompson-style ranking); false
+  /// fits every trial once (greedy on the model's prediction).
   bool bootstrap = true;
-  /// xgb model with bootstrap: the best this-many trials are always in the resample.
+  /// gbt and xgb models with bootstrap: the best this-many trials are always in the resample.
   std::size_t keep_best = 0;
   /// Candidate generator: "pool" (neighbourhood, adjacent moves, recombinations and random
   /// configurations, below) or "pack" (a surrogate-assisted grey-wolf pack: see pack_pick()).
@@ -162,6 +162,8 @@ class AutoStrategy : public SearchStrategy {
     std::vector<std::uint64_t> index;
     std::vector<std::uint32_t> knobs;
     std::vector<std::uint64_t> slots;
+    unsigned slot_bits = 10;
+    std::size_t slot_of(std::uint64_t i) const;
     void clear(std::size_t knob_count);
     /// Adds a candidate; false when `i` is already in the pool.
     bool add(std::uint64_t i, std::span<const std::uint32_t> k);

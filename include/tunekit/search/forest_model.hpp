@@ -34,16 +34,6 @@ struct RegressionTreeNode {
   double value = 0.0;
 };
 
-/// Features binned for histogram splits: per feature, the cut points (midpoints between
-/// consecutive distinct training values, quantised to at most `max_bins` bins) and every row's
-/// bin, column-major (bins[f * rows + r]).
-struct BinnedFeatures {
-  std::vector<std::vector<float>> cuts;
-  std::vector<std::uint16_t> bins;
-  /// Bins `x` (max_bins is clamped to [2, 65535]).
-  static BinnedFeatures of(const FeatureMatrix& x, std::size_t max_bins);
-};
-
 /// Random-forest regression on knob features (CostModel). Training and prediction cost
 /// O(trees * depth * rows * features) with small constants: about a millisecond for a few
 /// hundred rows of a dozen knobs, which lets the default strategy refit after every trial.
@@ -54,20 +44,24 @@ class ForestModel : public CostModel {
   /// A forest with `settings`; nothing is trained until fit().
   explicit ForestModel(ForestSettings settings = {}) : settings_(settings) {}
 
-  Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
+  Status fit(const FeatureMatrix& x, std::span<const double> y,
+             std::span<const double> base_margin = {},
              std::span<const double> weights = {}) override;
   /// Rebuilds only the next `count` trees (round robin) on the new data and keeps the others:
   /// an incremental refit `trees / count` times cheaper. Fits all trees when none exist yet or
   /// the feature width changed. Same errors as fit().
   Status refresh(const FeatureMatrix& x, std::span<const double> y, std::size_t count);
-  Expected<std::vector<double>> predict(const FeatureMatrix& x, std::span<const double> base_margin = {}) const override;
+  Expected<std::vector<double>> predict(const FeatureMatrix& x,
+                                        std::span<const double> base_margin = {}) const override;
   bool fitted() const override { return !trees_.empty(); }
 
   /// Mean and standard deviation over the trees for each row (same errors as predict).
-  Status predict_spread(const FeatureMatrix& x, std::vector<double>& mean, std::vector<double>& stddev) const;
+  Status predict_spread(const FeatureMatrix& x, std::vector<double>& mean,
+                        std::vector<double>& stddev) const;
   /// The prediction of a random subset of `k` trees per call (a cheap posterior sample for
   /// Thompson sampling), drawn with `rng`.
-  Status predict_sample(const FeatureMatrix& x, std::size_t k, Rng& rng, std::vector<double>& out) const;
+  Status predict_sample(const FeatureMatrix& x, std::size_t k, Rng& rng,
+                        std::vector<double>& out) const;
 
   /// The settings.
   const ForestSettings& settings() const noexcept { return settings_; }
@@ -82,8 +76,9 @@ class ForestModel : public CostModel {
   std::size_t cols_ = 0;
   std::uint64_t fit_count_ = 0;
   std::size_t next_tree_ = 0;
-  Status build(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
-               std::span<const double> weights, std::size_t first, std::size_t count);
+  Status build(const FeatureMatrix& x, std::span<const double> y,
+               std::span<const double> base_margin, std::span<const double> weights,
+               std::size_t first, std::size_t count);
 };
 
 /// Settings of BoostedTreesModel; the names and meanings are XGBoost's (reg:squarederror).
@@ -107,9 +102,11 @@ struct BoostedTreesSettings {
 /// a split of a node with gradient sum G and hessian sum H into (GL, HL) and (GR, HR) gains
 /// GL^2/(HL+lambda) + GR^2/(HR+lambda) - G^2/(H+lambda) and is made when that exceeds gamma and
 /// both children have HL, HR >= min_child_weight; a leaf's value is -eta * G / (H + lambda).
-/// Splits are exact over the binned distinct values (BinnedFeatures), depth-first; the initial
-/// prediction is the weighted mean of the targets. Row weights multiply gradients and hessians
-/// (a weight of 0 drops the row, so bootstrap counts can be passed as weights).
+/// Splits are exact over the distinct training values (quantised to max_bins bins beyond that),
+/// depth-first; the initial prediction is the weighted mean of the targets. Row weights
+/// multiply gradients and hessians: a row of weight 0 adds nothing to the loss (bootstrap counts
+/// can be passed as weights), while the split points, midpoints between the distinct values of
+/// all rows, do not depend on the weights.
 ///
 /// The same model as XGBoost's "exact"/"hist" tree methods on a few hundred rows (apart from
 /// the initial prediction: XGBoost starts from 0.5), without XGBoost's fixed cost of about
@@ -123,10 +120,12 @@ class BoostedTreesModel : public CostModel {
   explicit BoostedTreesModel(BoostedTreesSettings settings = {}) : settings_(settings) {}
 
   /// Errors: kInvalidArgument (shape mismatch, rounds 0, max_depth outside 1..12, eta <= 0,
-  /// negative lambda or min_child_weight, no row with a positive weight).
-  Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
+  /// negative lambda, gamma or min_child_weight, no row with a positive weight).
+  Status fit(const FeatureMatrix& x, std::span<const double> y,
+             std::span<const double> base_margin = {},
              std::span<const double> weights = {}) override;
-  Expected<std::vector<double>> predict(const FeatureMatrix& x, std::span<const double> base_margin = {}) const override;
+  Expected<std::vector<double>> predict(const FeatureMatrix& x,
+                                        std::span<const double> base_margin = {}) const override;
   bool fitted() const override { return fitted_; }
   /// The settings.
   const BoostedTreesSettings& settings() const noexcept { return settings_; }
@@ -139,7 +138,6 @@ class BoostedTreesModel : public CostModel {
   std::vector<std::int32_t> feature_;
   std::vector<float> threshold_;
   std::vector<double> leaf_;
-  std::size_t trees_ = 0;
   double base_ = 0.0;
   std::size_t cols_ = 0;
   bool fitted_ = false;

@@ -34,6 +34,9 @@ struct ReplayTrace {
 /// mean of t_opt / t_best (0 for a run without a success), t_opt the data's optimum.
 /// Source: Schoonhoven et al., IEEE TEVC 2022 (peers.md §D1).
 double fraction_of_optimum(const ReplayData& data, std::span<const ReplayTrace> runs, std::size_t evaluations);
+/// The same per run: t_opt / t_best after `evaluations` (0 for a run without a success).
+std::vector<double> fraction_of_optimum_per_run(const ReplayData& data, std::span<const ReplayTrace> runs,
+                                                std::size_t evaluations);
 
 /// Settings of the methodology score (Willemsen et al., FGCS 2024; peers.md §D2).
 struct MethodologySettings {

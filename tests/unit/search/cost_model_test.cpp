@@ -1,12 +1,13 @@
 // Cost model tests: XGBoost through its C API learns a simple landscape, early stopping on
 // a-recall@N, shape errors, and the a-recall metric itself; BoostedTreesModel learns the same
 // landscape, ranks like XGBoost, drops zero-weight rows and rejects bad input.
+#include "tunekit/search/cost_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <numeric>
 
-#include "tunekit/search/cost_model.hpp"
 #include "tunekit/search/forest_model.hpp"
 #include "tunekit/space/random.hpp"
 
@@ -94,7 +95,8 @@ TEST(BoostedTreesModel, LearnsTheLandscape) {
   auto p = m.predict(d.test);
   ASSERT_TRUE(p.has_value());
   double se = 0, var = 0;
-  const double mean = std::accumulate(d.y_test.begin(), d.y_test.end(), 0.0) / static_cast<double>(d.y_test.size());
+  const double mean =
+      std::accumulate(d.y_test.begin(), d.y_test.end(), 0.0) / static_cast<double>(d.y_test.size());
   for (std::size_t i = 0; i < d.y_test.size(); ++i) {
     se += ((*p)[i] - d.y_test[i]) * ((*p)[i] - d.y_test[i]);
     var += (d.y_test[i] - mean) * (d.y_test[i] - mean);
@@ -128,11 +130,12 @@ TEST(BoostedTreesModel, PredictsLikeXGBoostWithTheSameSettings) {
 
 TEST(BoostedTreesModel, ZeroWeightRowsAreDropped) {
   Landscape d(5, 100, 50);
-  // The same rows plus outliers of weight 0 give the same model.
+  // The same rows plus outliers of weight 0 (at feature values the other rows do not have, so
+  // they add split points between the training values) predict the same at the training values.
   FeatureMatrix x2 = d.x;
   std::vector<double> y2 = d.y, w2(d.y.size(), 1.0);
   for (int i = 0; i < 20; ++i) {
-    const std::vector<float> row{static_cast<float>(i % 10), static_cast<float>((3 * i) % 10)};
+    const std::vector<float> row{static_cast<float>(i % 10) + 0.5f, static_cast<float>((3 * i) % 10) + 0.25f};
     x2.add_row(row);
     y2.push_back(1e6);
     w2.push_back(0.0);
@@ -140,11 +143,13 @@ TEST(BoostedTreesModel, ZeroWeightRowsAreDropped) {
   BoostedTreesModel plain, weighted;
   ASSERT_TRUE(plain.fit(d.x, d.y).is_ok());
   ASSERT_TRUE(weighted.fit(x2, y2, {}, w2).is_ok());
-  auto p = plain.predict(d.test);
-  auto q = weighted.predict(d.test);
-  ASSERT_TRUE(p.has_value());
-  ASSERT_TRUE(q.has_value());
-  for (std::size_t i = 0; i < p->size(); ++i) EXPECT_NEAR((*p)[i], (*q)[i], 1e-9);
+  for (const FeatureMatrix* t : {&d.test}) {
+    auto p = plain.predict(*t);
+    auto q = weighted.predict(*t);
+    ASSERT_TRUE(p.has_value());
+    ASSERT_TRUE(q.has_value());
+    for (std::size_t i = 0; i < p->size(); ++i) EXPECT_NEAR((*p)[i], (*q)[i], 1e-9);
+  }
 }
 
 TEST(BoostedTreesModel, BadInputIsRejected) {
@@ -153,11 +158,22 @@ TEST(BoostedTreesModel, BadInputIsRejected) {
   EXPECT_EQ(m.predict(d.test).status().code(), StatusCode::kInvalidArgument);  // before fit
   const std::vector<double> short_y(d.y.begin(), d.y.end() - 1);
   EXPECT_EQ(m.fit(d.x, short_y).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(m.fit(d.x, d.y, {}, std::vector<double>(d.y.size(), 0.0)).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(m.fit(d.x, d.y, {}, std::vector<double>(d.y.size(), 0.0)).code(),
+            StatusCode::kInvalidArgument);
   BoostedTreesSettings zero;
   zero.rounds = 0;
   EXPECT_EQ(BoostedTreesModel(zero).fit(d.x, d.y).code(), StatusCode::kInvalidArgument);
+  BoostedTreesSettings negative_gamma;
+  negative_gamma.gamma = -1.0;
+  EXPECT_EQ(BoostedTreesModel(negative_gamma).fit(d.x, d.y).code(), StatusCode::kInvalidArgument);
+  BoostedTreesSettings deep;
+  deep.max_depth = 13;
+  EXPECT_EQ(BoostedTreesModel(deep).fit(d.x, d.y).code(), StatusCode::kInvalidArgument);
   ASSERT_TRUE(m.fit(d.x, d.y).is_ok());
+  EXPECT_EQ(m.predict(d.test, std::vector<double>(d.test.rows + 1, 0.0)).status().code(),
+            StatusCode::kInvalidArgument);  // one margin per row
+  EXPECT_EQ(m.predict(d.test, std::vector<double>(d.test.rows + 1, 0.0)).status().code(),
+            StatusCode::kInvalidArgument);  // one margin per row
   FeatureMatrix wide;
   wide.add_row(std::vector<float>{1, 2, 3});
   EXPECT_EQ(m.predict(wide).status().code(), StatusCode::kInvalidArgument);

@@ -186,6 +186,26 @@ TEST(Auto, PackGeneratorIsValidUniqueAndReproducible) {
   EXPECT_FALSE(make_strategy("auto", {{"generator", "swarm"}}));
 }
 
+TEST(Auto, ModelsAgreeInQualityAndBadModelSettingsAreRefused) {
+  // The XGBoost-trained model is the same model as the default boosted trees: on the fixture
+  // both propose valid, unique configurations and reach its optimum.
+  for (const char* model : {"gbt", "xgb"}) {
+    const auto a = run("auto", 1, 120, {{"model", model}});
+    ASSERT_EQ(a.size(), 120u) << model;
+    EXPECT_EQ(std::set<std::uint64_t>(a.begin(), a.end()).size(), a.size()) << model;
+    double best = 1e300;
+    for (auto i : a) best = std::min(best, fixture()->lookup(i)->ok() ? fixture()->lookup(i)->time_ms : 1e300);
+    EXPECT_LE(best, fixture()->optimum_ms() * 1.05) << model;
+  }
+  EXPECT_EQ(run("auto", 1, 40), run("auto", 1, 40, {{"model", "gbt"}}));  // gbt is the default
+  // Settings the model cannot train with are refused up front, not turned into random search.
+  EXPECT_FALSE(make_strategy("auto", {{"max_depth", 13}}));
+  EXPECT_FALSE(make_strategy("auto", {{"rounds", 0}}));
+  EXPECT_FALSE(make_strategy("auto", {{"eta", 0.0}}));
+  EXPECT_TRUE(make_strategy("auto", {{"model", "xgb"}, {"max_depth", 13}}));
+  EXPECT_FALSE(make_strategy("auto", {{"model", "boosted"}}));
+}
+
 TEST(Auto, FindsTheOptimumOfTheFixture) {
   // 554 configurations containing the optimum of convolution_milo on A100 (0.5536 ms).
   int found = 0;
