@@ -24,6 +24,43 @@ struct BinnedFeatures {
   static BinnedFeatures of(const FeatureMatrix& x, std::size_t max_bins);
 };
 
+/// Sums of two per-row statistics over rows[begin, end) of a tree node.
+std::pair<double, double> node_sums(const std::vector<std::uint32_t>& rows, std::size_t begin,
+                                    std::size_t end, std::span<const double> a,
+                                    std::span<const double> b) {
+  double sa = 0.0, sb = 0.0;
+  for (std::size_t i = begin; i < end; ++i) {
+    sa += a[rows[i]];
+    sb += b[rows[i]];
+  }
+  return {sa, sb};
+}
+
+/// Per-bin sums of two per-row statistics over rows[begin, end) of one feature's bin column:
+/// the first `bins` entries of `ha` and `hb` are overwritten.
+void bin_sums(const std::uint16_t* column, const std::vector<std::uint32_t>& rows,
+              std::size_t begin, std::size_t end, std::span<const double> a,
+              std::span<const double> b, std::size_t bins, std::vector<double>& ha,
+              std::vector<double>& hb) {
+  std::fill_n(ha.begin(), bins, 0.0);
+  std::fill_n(hb.begin(), bins, 0.0);
+  for (std::size_t i = begin; i < end; ++i) {
+    const std::uint32_t r = rows[i];
+    ha[column[r]] += a[r];
+    hb[column[r]] += b[r];
+  }
+}
+
+/// Reorders rows[begin, end) so that those whose bin in `column` is <= `bin` come first;
+/// returns where the others start.
+std::size_t partition_rows(const std::uint16_t* column, std::vector<std::uint32_t>& rows,
+                           std::size_t begin, std::size_t end, std::size_t bin) {
+  auto mid = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                            rows.begin() + static_cast<std::ptrdiff_t>(end),
+                            [&](std::uint32_t r) { return column[r] <= bin; });
+  return static_cast<std::size_t>(mid - rows.begin());
+}
+
 struct Builder {
   const std::vector<std::uint16_t>& bins;       // column-major: bins[f * rows + r]
   const std::vector<std::vector<float>>& cuts;  // per feature: thresholds between bins
@@ -39,11 +76,7 @@ struct Builder {
   template <class Tree>
   std::int32_t build(Tree& tree, std::vector<std::uint32_t>& rows, std::size_t begin,
                      std::size_t end, std::size_t depth) {
-    double sw = 0.0, sy = 0.0;
-    for (std::size_t i = begin; i < end; ++i) {
-      sw += w[rows[i]];
-      sy += wy[rows[i]];
-    }
+    const auto [sw, sy] = node_sums(rows, begin, end, w, wy);
     const auto id = static_cast<std::int32_t>(tree.size());
     tree.emplace_back();
     tree[static_cast<std::size_t>(id)].value = sw > 0 ? sy / sw : 0.0;
@@ -68,15 +101,7 @@ struct Builder {
     for (std::size_t k = 0; k < mtry; ++k) {
       const std::size_t f = features[k];
       const std::size_t nb = cuts[f].size() + 1;
-      std::fill_n(hist_sum.begin(), nb, 0.0);
-      std::fill_n(hist_w.begin(), nb, 0.0);
-      const std::uint16_t* column = bins.data() + f * n_rows;
-      for (std::size_t i = begin; i < end; ++i) {
-        const std::uint32_t r = rows[i];
-        const std::uint16_t b = column[r];
-        hist_sum[b] += wy[r];
-        hist_w[b] += w[r];
-      }
+      bin_sums(bins.data() + f * n_rows, rows, begin, end, wy, w, nb, hist_sum, hist_w);
       double lw = 0.0, ls = 0.0;
       for (std::size_t b = 0; b + 1 < nb; ++b) {
         lw += hist_w[b];
@@ -94,10 +119,8 @@ struct Builder {
       }
     }
     if (best_gain <= 0.0) return id;
-    auto mid = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin),
-                              rows.begin() + static_cast<std::ptrdiff_t>(end),
-                              [&](std::uint32_t r) { return bins[best_f * n_rows + r] <= best_b; });
-    const auto split = static_cast<std::size_t>(mid - rows.begin());
+    const std::size_t split =
+        partition_rows(bins.data() + best_f * n_rows, rows, begin, end, best_b);
     if (split == begin || split == end) return id;
     const std::int32_t left = build(tree, rows, begin, split, depth + 1);
     const std::int32_t right = build(tree, rows, split, end, depth + 1);
@@ -286,11 +309,7 @@ struct BoostBuilder {
 
   std::int32_t build(std::vector<std::uint32_t>& rows, std::size_t begin, std::size_t end,
                      std::size_t depth) {
-    double gs = 0.0, hs = 0.0;
-    for (std::size_t i = begin; i < end; ++i) {
-      gs += g[rows[i]];
-      hs += h[rows[i]];
-    }
+    const auto [gs, hs] = node_sums(rows, begin, end, g, h);
     const auto id = static_cast<std::int32_t>(nodes.size());
     nodes.emplace_back();
     double best_gain = s.gamma;
@@ -300,14 +319,7 @@ struct BoostBuilder {
       const double parent = score(gs, hs, s.lambda);
       for (std::size_t f : features) {
         const std::size_t nb = binned.cuts[f].size() + 1;
-        std::fill_n(hist_g.begin(), nb, 0.0);
-        std::fill_n(hist_h.begin(), nb, 0.0);
-        const std::uint16_t* column = binned.bins.data() + f * n_rows;
-        for (std::size_t i = begin; i < end; ++i) {
-          const std::uint32_t r = rows[i];
-          hist_g[column[r]] += g[r];
-          hist_h[column[r]] += h[r];
-        }
+        bin_sums(binned.bins.data() + f * n_rows, rows, begin, end, g, h, nb, hist_g, hist_h);
         double gl = 0.0, hl = 0.0;
         for (std::size_t b = 0; b + 1 < nb; ++b) {
           gl += hist_g[b];
@@ -325,11 +337,8 @@ struct BoostBuilder {
       }
     }
     if (found) {
-      const std::uint16_t* column = binned.bins.data() + best_f * n_rows;
-      auto mid = std::partition(rows.begin() + static_cast<std::ptrdiff_t>(begin),
-                                rows.begin() + static_cast<std::ptrdiff_t>(end),
-                                [&](std::uint32_t r) { return column[r] <= best_b; });
-      const auto split = static_cast<std::size_t>(mid - rows.begin());
+      const std::size_t split =
+          partition_rows(binned.bins.data() + best_f * n_rows, rows, begin, end, best_b);
       const std::int32_t left = build(rows, begin, split, depth + 1);
       const std::int32_t right = build(rows, split, end, depth + 1);
       auto& node = nodes[static_cast<std::size_t>(id)];
