@@ -362,6 +362,11 @@ void AutoStrategy::offer(std::uint64_t index, std::span<const std::uint32_t> kno
   if (!visited_.count(index)) pool_.add(index, knobs);
 }
 
+void AutoStrategy::offer_if_valid(KnobVector& knobs, bool repairable) {
+  if (!space_->is_valid(knobs) && !(repairable && settings_.repair && repair(knobs, false))) return;
+  offer(space_->knobs_to_index(knobs), knobs);
+}
+
 std::optional<Config> AutoStrategy::pick() {
   if (pool_.size() == 0) return std::nullopt;
   FeatureMatrix x;
@@ -385,8 +390,7 @@ std::optional<Config> AutoStrategy::pick() {
       best = i;
     }
   }
-  const auto knobs = pool_.at(best);
-  return space_->config_of(KnobVector(knobs.begin(), knobs.end()));
+  return space_->config_at(pool_.index[best]);
 }
 
 bool AutoStrategy::repair(KnobVector& knobs, bool adjacent_first) {
@@ -485,9 +489,7 @@ std::optional<Config> AutoStrategy::global_pick() {
     for (std::size_t i = 0; i < settings_.pool_recombine; ++i) {
       for (std::size_t k = 0; k < child.size(); ++k)
         child[k] = xs_[order[rng_.uniform(parents)]][k];
-      if (!space_->is_valid(child) && !(settings_.repair && repair(child, false))) continue;
-      const auto index = space_->knobs_to_index(child);
-      offer(index, child);
+      offer_if_valid(child, /*repairable=*/true);
     }
   }
   if (settings_.pool_density > 0) {
@@ -514,9 +516,7 @@ std::optional<Config> AutoStrategy::global_pick() {
           if (draw[k] >= cumulative[k].size())
             draw[k] = static_cast<std::uint32_t>(cumulative[k].size() - 1);
         }
-        if (!space_->is_valid(draw)) continue;
-        const auto index = space_->knobs_to_index(draw);
-        offer(index, draw);
+        offer_if_valid(draw, /*repairable=*/false);
       }
     }
   }
@@ -531,9 +531,7 @@ std::optional<Config> AutoStrategy::global_pick() {
         if (step == 0 && best[k] > 0) moved[k] = best[k] - 1;
         if (step == 2 && best[k] + 1 < size) moved[k] = best[k] + 1;
       }
-      if (!space_->is_valid(moved) && !(settings_.repair && repair(moved, false))) continue;
-      const auto index = space_->knobs_to_index(moved);
-      offer(index, moved);
+      offer_if_valid(moved, /*repairable=*/true);
     }
   }
   auto c = pick();

@@ -174,6 +174,9 @@ class AutoStrategy : public SearchStrategy {
   };
   /// Adds an unvisited configuration to pool_.
   void offer(std::uint64_t index, std::span<const std::uint32_t> knobs);
+  /// offer() for generated knob positions when they are valid (or, with `repairable` and the
+  /// repair setting, repaired to a valid neighbour).
+  void offer_if_valid(KnobVector& knobs, bool repairable);
   /// The candidate of pool_ the model ranks first; nullopt when pool_ is empty.
   std::optional<Config> pick();
   CandidatePool pool_;
