@@ -94,6 +94,18 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
       {"eta", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.eta = v.get<double>(); }},
       {"min_child_weight",
        [](AutoSettings& a, const nlohmann::json& v) { a.xgb.min_child_weight = v.get<double>(); }},
+      {"pair_first_variance",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.pairwise.first_order_variance = v.get<double>();
+       }},
+      {"pair_variance",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.pairwise.pairwise_variance = v.get<double>();
+       }},
+      {"pair_max_rows",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.max_rows = v.get<std::size_t>(); }},
+      {"pair_noise",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.noise_variance = v.get<double>(); }},
       {"keep_best",
        [](AutoSettings& a, const nlohmann::json& v) { a.keep_best = v.get<std::size_t>(); }},
   };
@@ -127,9 +139,10 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
     return Status(StatusCode::kInvalidArgument, "auto: generator must be pool or pack");
   if (a.generator == "pack" && a.pack_size < 4)
     return Status(StatusCode::kInvalidArgument, "auto: pack_size must be >= 4");
-  if (a.model != "forest" && a.model != "xgb" && a.model != "gbt")
-    return Status(StatusCode::kInvalidArgument, "auto: model must be gbt, xgb or forest");
-  if (a.model != "forest" &&
+  if (a.model != "forest" && a.model != "xgb" && a.model != "gbt" &&
+      a.model != "pairwise")
+    return Status(StatusCode::kInvalidArgument, "auto: model must be pairwise, gbt, xgb or forest");
+  if ((a.model == "gbt" || a.model == "xgb") &&
       (a.xgb.max_rounds < 1 || a.xgb.max_depth < 1 || !(a.xgb.eta > 0.0) ||
        !(a.xgb.min_child_weight >= 0.0) || (a.model == "gbt" && a.xgb.max_depth > 12))) {
     return Status(
@@ -141,8 +154,19 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       a.acquisition != "none") {
     return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei, mean or none");
   }
-  if (a.target != "log" && a.target != "inverse" && a.target != "rank") {
+  if (!a.target.empty() && a.target != "log" && a.target != "inverse" && a.target != "rank") {
     return Status(StatusCode::kInvalidArgument, "auto: target must be log, inverse or rank");
+  }
+  if (a.model == "pairwise" && a.acquisition != "ts" && a.acquisition != "none") {
+    return Status(StatusCode::kInvalidArgument,
+                  "auto: model pairwise ranks by a posterior draw: acquisition must be ts or none");
+  }
+  if (a.model == "pairwise" &&
+      (!(a.pairwise.first_order_variance >= 0.0) || !(a.pairwise.pairwise_variance >= 0.0) ||
+       !(a.pairwise.noise_variance > 0.0) || a.pairwise.max_rows < 2)) {
+    return Status(StatusCode::kInvalidArgument,
+                  "auto: need pair_first_variance >= 0, pair_variance >= 0, pair_noise > 0 and "
+                  "pair_max_rows >= 2");
   }
   if (a.initial < 1 || a.refit_divisor < 1 || a.forest.trees < 1 || a.ts_trees < 1 ||
       a.epsilon < 0 || a.epsilon > 1) {
@@ -169,10 +193,19 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
     bs.gamma = settings_.xgb.gamma;
     bs.min_child_weight = settings_.xgb.min_child_weight;
     boosted_ = std::make_unique<BoostedTreesModel>(bs);
-  } else {
+  } else if (settings_.model == "xgb") {
     XGBoostSettings xs = settings_.xgb;
     xs.seed = seed;
     boosted_ = std::make_unique<XGBoostCostModel>(xs);
+  } else {
+    boosted_.reset();
+  }
+  pairwise_.reset();
+  if (settings_.model == "pairwise") {
+    std::vector<std::uint32_t> sizes;
+    for (std::size_t k = 0; k < space.knob_count(); ++k)
+      sizes.push_back(static_cast<std::uint32_t>(space.knob(k).size()));
+    pairwise_ = std::make_unique<PairwiseBayesModel>(sizes, settings_.pairwise);
   }
   xs_.clear();
   scores_.clear();
@@ -234,33 +267,42 @@ void AutoStrategy::refit() {
   double best = 0.0;
   for (double s : scores_) best = std::max(best, s);
   if (best <= 0.0) return;
-  std::vector<double> y(scores_.size(), 0.0);
   std::vector<std::size_t> ok;
   for (std::size_t i = 0; i < scores_.size(); ++i) {
     if (scores_[i] > 0.0) ok.push_back(i);
   }
   std::stable_sort(ok.begin(), ok.end(), [&](auto a, auto b) { return scores_[a] < scores_[b]; });
-  double worst = 0.0;
-  for (std::size_t r = 0; r < ok.size(); ++r) {
-    const std::size_t i = ok[r];
-    if (settings_.target == "log")
-      y[i] = std::log(scores_[i] / best);
-    else if (settings_.target == "inverse")
-      y[i] = scores_[i] / best;
-    else
-      y[i] = static_cast<double>(r + 1) / static_cast<double>(ok.size());
-    worst = std::min(worst, y[i]);
-  }
-  for (std::size_t i = 0; i < scores_.size(); ++i) {
-    if (!(scores_[i] > 0.0))
-      y[i] = settings_.target == "log" ? worst - settings_.failure_penalty : 0.0;
-  }
+  auto target_of = [&](const std::string& target) {
+    std::vector<double> y(scores_.size(), 0.0);
+    double worst = 0.0;
+    for (std::size_t r = 0; r < ok.size(); ++r) {
+      const std::size_t i = ok[r];
+      if (target == "log")
+        y[i] = std::log(scores_[i] / best);
+      else if (target == "inverse")
+        y[i] = scores_[i] / best;
+      else
+        y[i] = static_cast<double>(r + 1) / static_cast<double>(ok.size());
+      worst = std::min(worst, y[i]);
+    }
+    for (std::size_t i = 0; i < scores_.size(); ++i) {
+      if (!(scores_[i] > 0.0)) y[i] = target == "log" ? worst - settings_.failure_penalty : 0.0;
+    }
+    return y;
+  };
+  const std::vector<double> y =
+      target_of(!settings_.target.empty() ? settings_.target
+                                          : (settings_.model == "pairwise" ? "rank" : "log"));
   best_y_ = *std::max_element(y.begin(), y.end());
-  FeatureMatrix x;
-  for (std::size_t i = 0; i < xs_.size(); ++i)
-    x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
   Status st;
-  if (settings_.model == "forest") {
+  FeatureMatrix x;
+  if (settings_.model != "pairwise") {
+    for (std::size_t i = 0; i < xs_.size(); ++i)
+      x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
+  }
+  if (settings_.model == "pairwise") {
+    st = pairwise_->fit(xs_, y, rng_);
+  } else if (settings_.model == "forest") {
     st = settings_.refresh_trees ? forest_->refresh(x, y, settings_.refresh_trees)
                                  : forest_->fit(x, y);
   } else {
@@ -369,15 +411,22 @@ void AutoStrategy::offer_if_valid(KnobVector& knobs, bool repairable) {
 
 std::optional<Config> AutoStrategy::pick() {
   if (pool_.size() == 0) return std::nullopt;
-  FeatureMatrix x;
-  x.cols = features(pool_.index[0], pool_.at(0)).size();
-  x.data.reserve(pool_.size() * x.cols);
-  for (std::size_t i = 0; i < pool_.size(); ++i) {
-    const auto& f = features(pool_.index[i], pool_.at(i));
-    x.data.insert(x.data.end(), f.begin(), f.end());
-    ++x.rows;
+  std::vector<double> score;
+  if (settings_.model == "pairwise" && settings_.acquisition != "none") {
+    // One posterior draw ranks every candidate (Thompson sampling).
+    score.resize(pool_.size());
+    for (std::size_t i = 0; i < pool_.size(); ++i) score[i] = pairwise_->predict(pool_.at(i));
+  } else {
+    FeatureMatrix x;
+    x.cols = features(pool_.index[0], pool_.at(0)).size();
+    x.data.reserve(pool_.size() * x.cols);
+    for (std::size_t i = 0; i < pool_.size(); ++i) {
+      const auto& f = features(pool_.index[i], pool_.at(i));
+      x.data.insert(x.data.end(), f.begin(), f.end());
+      ++x.rows;
+    }
+    score = scores_of(x);
   }
-  const std::vector<double> score = scores_of(x);
   // Ties (trees predict piecewise constants, so many candidates share the top value) are broken
   // uniformly at random (reservoir sampling), not by the order in which the pool was built.
   std::size_t best = 0;

@@ -15,6 +15,7 @@
 
 #include "tunekit/search/cost_model.hpp"
 #include "tunekit/search/forest_model.hpp"
+#include "tunekit/search/pairwise_model.hpp"
 #include "tunekit/search/strategy.hpp"
 #include "tunekit/space/random.hpp"
 
@@ -28,7 +29,7 @@ struct AutoSettings {
   /// trials), "xgb" (the same model trained by XGBoost, XGBoostCostModel: the same
   /// quality within run-to-run noise, about 4x the run time) or "forest" (ForestModel, a random
   /// forest).
-  std::string model = "gbt";
+  std::string model = "pairwise";
   /// How candidates are ranked: "ts" (Thompson-style: for gbt and xgb, the prediction of the model
   /// fitted on a bootstrap resample; for forest, the mean of a random subset of `ts_trees` trees),
   /// "ei" (expected improvement from the forest's mean and spread) or "mean".
@@ -37,7 +38,7 @@ struct AutoSettings {
   /// Regression target: "log" (log(score / best)), "inverse" (score / best, AutoTVM's) or
   /// "rank" (quantile among the successes). Failures get the worst value minus failure_penalty
   /// ("log") or 0.
-  std::string target = "log";
+  std::string target;
   double failure_penalty = 1.0;
   /// Add the products of every pair of non-constant knob values to the model's features
   /// (tile and block sizes interact through their products: threads, tile footprints).
@@ -90,6 +91,7 @@ struct AutoSettings {
   /// Trees rebuilt per refit after the first full fit (0 = all); the others keep their fit
   /// from earlier trials, which makes a refit trees/refresh_trees times cheaper.
   std::size_t refresh_trees = 0;
+  PairwiseBayesSettings pairwise{};
   /// Settings of the boosted trees ("gbt": max_depth, eta, gamma, min_child_weight, lambda and
   /// max_rounds as rounds; "xgb": all of them).
   XGBoostSettings xgb{"reg", 3, 0.3, 1e-4, 1.0, 1.0, 1.0, 0.0, 1, 60, 1000000, 64, 0, "hist"};
@@ -144,6 +146,7 @@ class AutoStrategy : public SearchStrategy {
   std::optional<std::uint64_t> valid_;
   std::unique_ptr<ForestModel> forest_;
   std::unique_ptr<CostModel> boosted_;  // model "gbt" or "xgb"
+  std::unique_ptr<PairwiseBayesModel> pairwise_;
   std::vector<KnobVector> xs_;
   std::vector<double> scores_;
   double best_y_ = 0.0;

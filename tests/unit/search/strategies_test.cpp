@@ -187,9 +187,9 @@ TEST(Auto, PackGeneratorIsValidUniqueAndReproducible) {
 }
 
 TEST(Auto, ModelsAgreeInQualityAndBadModelSettingsAreRefused) {
-  // The XGBoost-trained model is the same model as the default boosted trees: on the fixture
-  // both propose valid, unique configurations and reach its optimum.
-  for (const char* model : {"gbt", "xgb"}) {
+  // Every model proposes valid, unique configurations and reaches the fixture's optimum (the
+  // XGBoost-trained model is the same model as the boosted trees).
+  for (const char* model : {"pairwise", "gbt", "xgb"}) {
     const auto a = run("auto", 1, 120, {{"model", model}});
     ASSERT_EQ(a.size(), 120u) << model;
     EXPECT_EQ(std::set<std::uint64_t>(a.begin(), a.end()).size(), a.size()) << model;
@@ -197,13 +197,20 @@ TEST(Auto, ModelsAgreeInQualityAndBadModelSettingsAreRefused) {
     for (auto i : a) best = std::min(best, fixture()->lookup(i)->ok() ? fixture()->lookup(i)->time_ms : 1e300);
     EXPECT_LE(best, fixture()->optimum_ms() * 1.05) << model;
   }
-  EXPECT_EQ(run("auto", 1, 40), run("auto", 1, 40, {{"model", "gbt"}}));  // gbt is the default
+  EXPECT_EQ(run("auto", 1, 40), run("auto", 1, 40, {{"model", "pairwise"}}));  // the default
+  EXPECT_EQ(run("auto", 1, 40), run("auto", 1, 40, {{"target", "rank"}}));  // its target
+  EXPECT_NE(run("auto", 1, 40), run("auto", 1, 40, {{"model", "gbt"}}));
   // Settings the model cannot train with are refused up front, not turned into random search.
-  EXPECT_FALSE(make_strategy("auto", {{"max_depth", 13}}));
-  EXPECT_FALSE(make_strategy("auto", {{"rounds", 0}}));
-  EXPECT_FALSE(make_strategy("auto", {{"eta", 0.0}}));
+  EXPECT_FALSE(make_strategy("auto", {{"model", "gbt"}, {"max_depth", 13}}));
+  EXPECT_FALSE(make_strategy("auto", {{"model", "gbt"}, {"rounds", 0}}));
+  EXPECT_FALSE(make_strategy("auto", {{"model", "gbt"}, {"eta", 0.0}}));
   EXPECT_TRUE(make_strategy("auto", {{"model", "xgb"}, {"max_depth", 13}}));
   EXPECT_FALSE(make_strategy("auto", {{"model", "boosted"}}));
+  EXPECT_FALSE(make_strategy("auto", {{"pair_noise", 0.0}}));
+  EXPECT_FALSE(make_strategy("auto", {{"pair_variance", -1.0}}));
+  EXPECT_FALSE(make_strategy("auto", {{"pair_max_rows", 1}}));
+  EXPECT_FALSE(make_strategy("auto", {{"acquisition", "ei"}}));  // pairwise draws only
+  EXPECT_TRUE(make_strategy("auto", {{"model", "forest"}, {"acquisition", "ei"}}));
 }
 
 TEST(Auto, FindsTheOptimumOfTheFixture) {

@@ -1,0 +1,72 @@
+// PairwiseBayesModel: Bayesian linear regression on one-hot knob values and their pairwise
+// products, with Thompson sampling of the weights (the model of BOCS, Baptista & Poloczek,
+// ICML 2018, with a Gaussian instead of a horseshoe prior).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "tunekit/core/status.hpp"
+#include "tunekit/space/random.hpp"
+
+namespace tunekit {
+
+/// Settings of PairwiseBayesModel. Variances are relative to the variance of the centred
+/// target (the target is standardised before fitting).
+struct PairwiseBayesSettings {
+  /// Prior variance of the sum of all first-order (one knob value) terms of one configuration.
+  double first_order_variance = 1.0;
+  /// Prior variance of the sum of all pairwise (two knob values) terms of one configuration.
+  double pairwise_variance = 0.5;
+  /// Observation noise variance.
+  double noise_variance = 0.03;
+  /// Beyond this many rows, a fit conditions on the best max_rows / 2 and a random max_rows / 2
+  /// of the others (the posterior of all rows costs O(n^2) memory).
+  std::size_t max_rows = 256;
+};
+
+/// y(c) = b + sum_k w1[k, c_k] + sum_{k<l} w2[k, l, c_k, c_l] over the knobs with more than
+/// one value, all weights Gaussian a priori (variances from PairwiseBayesSettings divided by the
+/// number of terms). fit() draws one weight vector from the posterior (Matheron's rule in the
+/// dual: w = w0 + S X^T (K)^-1 (y - X w0 - e), K = X S X^T + noise I, an n x n system whose
+/// entries only depend on how many knobs two configurations share), so predictions of one fit
+/// are a joint posterior sample: ranking candidates by them is Thompson sampling.
+/// Cost: fit O(n^2 t + n^3) for n rows and t = k + k(k-1)/2 terms per row; predict O(t).
+class PairwiseBayesModel {
+ public:
+  /// `sizes`: the number of values of each knob (knobs of size 1 are ignored).
+  PairwiseBayesModel(std::span<const std::uint32_t> sizes, PairwiseBayesSettings settings = {});
+
+  /// Fits `rows` (one knob-position vector per row, all of `sizes`' length) to `y` and draws a
+  /// posterior sample with `rng`. Errors: kInvalidArgument (size mismatch, no rows, a position
+  /// out of range).
+  Status fit(std::span<const std::vector<std::uint32_t>> rows, std::span<const double> y, Rng& rng);
+  /// The sampled function at `knobs` (in the units of the fitted y). Requires a successful fit
+  /// (checked) and knob positions in range (unchecked).
+  double predict(std::span<const std::uint32_t> knobs) const;
+  /// True after a successful fit(); a failed fit keeps the previous draw.
+  bool fitted() const noexcept { return fitted_; }
+
+ private:
+  double normal(Rng& rng) const;
+  template <class F>
+  void for_each_term(std::span<const std::uint32_t> knobs, F&& f) const;
+
+  PairwiseBayesSettings settings_;
+  std::vector<std::size_t> knobs_;         // knobs with more than one value
+  std::vector<std::uint32_t> sizes_;       // all knobs
+  std::vector<std::size_t> first_offset_;  // per entry of knobs_
+  std::vector<std::size_t> pair_offset_;   // per pair (a < b) of knobs_, row-major upper triangle
+  std::size_t first_terms_ = 0;
+  std::size_t terms_ = 0;
+  double s1_ = 0.0, s2_ = 0.0;  // per-term prior variances
+  std::vector<std::vector<std::uint32_t>> factor_rows_;  // the rows chol_ factors, in order
+  std::vector<std::vector<double>> chol_;                // row i of L: i + 1 entries
+  std::vector<double> w_;
+  double bias_ = 0.0;
+  double mean_ = 0.0, scale_ = 1.0;
+  bool fitted_ = false;
+};
+
+}  // namespace tunekit
