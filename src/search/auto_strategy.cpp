@@ -104,6 +104,10 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
        }},
       {"pair_max_rows",
        [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.max_rows = v.get<std::size_t>(); }},
+      {"pair_noise_grid",
+       [](AutoSettings& a, const nlohmann::json& v) {
+         a.pairwise.noise_grid = v.get<std::vector<double>>();
+       }},
       {"pair_noise",
        [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.noise_variance = v.get<double>(); }},
       {"keep_best",
@@ -163,10 +167,12 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
   }
   if (a.model == "pairwise" &&
       (!(a.pairwise.first_order_variance >= 0.0) || !(a.pairwise.pairwise_variance >= 0.0) ||
-       !(a.pairwise.noise_variance > 0.0) || a.pairwise.max_rows < 2)) {
+       !(a.pairwise.noise_variance > 0.0) || a.pairwise.max_rows < 2 ||
+       std::any_of(a.pairwise.noise_grid.begin(), a.pairwise.noise_grid.end(),
+                   [](double v) { return !(v > 0.0); }))) {
     return Status(StatusCode::kInvalidArgument,
-                  "auto: need pair_first_variance >= 0, pair_variance >= 0, pair_noise > 0 and "
-                  "pair_max_rows >= 2");
+                  "auto: need pair_first_variance >= 0, pair_variance >= 0, pair_noise > 0 (and every "
+                  "value of pair_noise_grid), pair_max_rows >= 2");
   }
   if (a.initial < 1 || a.refit_divisor < 1 || a.forest.trees < 1 || a.ts_trees < 1 ||
       a.epsilon < 0 || a.epsilon > 1) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 namespace tunekit {
@@ -25,6 +26,9 @@ PairwiseBayesModel::PairwiseBayesModel(std::span<const std::uint32_t> sizes,
       terms_ += static_cast<std::size_t>(sizes_[knobs_[a]]) * sizes_[knobs_[b]];
     }
   }
+  noises_ = settings_.noise_grid.empty() ? std::vector<double>{settings_.noise_variance}
+                                          : settings_.noise_grid;
+  factors_.resize(noises_.size());
   const double k = static_cast<double>(knobs_.size());
   s1_ = k > 0 ? settings_.first_order_variance / k : 0.0;
   s2_ = k > 1 ? settings_.pairwise_variance / (k * (k - 1) / 2) : 0.0;
@@ -86,43 +90,76 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
       std::swap(use[i], use[i + rng.uniform(n - i)]);
     use.resize(settings_.max_rows);
     factor_rows_.clear();
-    chol_.clear();
   } else if (factor_rows_.size() > n ||
              !std::equal(factor_rows_.begin(), factor_rows_.end(), rows.begin())) {
     factor_rows_.clear();
-    chol_.clear();
+  }
+  if (factor_rows_.empty()) {
+    for (auto& f : factors_) f.clear();
   }
   const std::size_t m = use.size();
   // Extend the Cholesky factor L of K = s0 + s1 s + s2 s(s-1)/2 + noise I (s = knobs two rows
-  // share; s0 the bias prior) row by row: O(i^2) for row i.
+  // share; s0 the bias prior), one factor per candidate noise, row by row: O(i^2) for row i.
   const double s0 = 1.0;
-  for (std::size_t i = chol_.size(); i < m; ++i) {
+  std::vector<double> krow;
+  for (std::size_t i = factors_[0].size(); i < m; ++i) {
     const auto& ri = rows[use[i]];
-    std::vector<double> l(i + 1);
+    krow.assign(i + 1, 0.0);
     for (std::size_t j = 0; j <= i; ++j) {
       const auto& rj = rows[use[j]];
       double same = 0.0;
       for (auto k : knobs_) same += ri[k] == rj[k] ? 1.0 : 0.0;
-      l[j] = s0 + s1_ * same + s2_ * same * (same - 1.0) / 2.0;
+      krow[j] = s0 + s1_ * same + s2_ * same * (same - 1.0) / 2.0;
     }
-    l[i] += settings_.noise_variance;
-    for (std::size_t j = 0; j < i; ++j) {
-      double v = l[j];
-      const auto& lj = chol_[j];
-      for (std::size_t k = 0; k < j; ++k) v -= l[k] * lj[k];
-      l[j] = v / lj[j];
+    for (std::size_t g = 0; g < factors_.size(); ++g) {
+      auto& chol = factors_[g];
+      std::vector<double> l = krow;
+      l[i] += noises_[g];
+      for (std::size_t j = 0; j < i; ++j) {
+        double v = l[j];
+        const auto& lj = chol[j];
+        for (std::size_t k = 0; k < j; ++k) v -= l[k] * lj[k];
+        l[j] = v / lj[j];
+      }
+      double d = l[i];
+      for (std::size_t k = 0; k < i; ++k) d -= l[k] * l[k];
+      if (!(d > 0.0)) {
+        for (auto& f : factors_) f.clear();
+        factor_rows_.clear();
+        return Status(StatusCode::kInternal, "pairwise model: kernel matrix not positive definite");
+      }
+      l[i] = std::sqrt(d);
+      chol.push_back(std::move(l));
     }
-    double d = l[i];
-    for (std::size_t k = 0; k < i; ++k) d -= l[k] * l[k];
-    if (!(d > 0.0)) {
-      chol_.clear();
-      factor_rows_.clear();
-      return Status(StatusCode::kInternal, "pairwise model: kernel matrix not positive definite");
-    }
-    l[i] = std::sqrt(d);
-    chol_.push_back(std::move(l));
     if (n <= settings_.max_rows) factor_rows_.push_back(ri);
   }
+  auto forward = [&](const std::vector<std::vector<double>>& chol, std::vector<double>& r) {
+    for (std::size_t i = 0; i < m; ++i) {
+      const auto& li = chol[i];
+      double v = r[i];
+      for (std::size_t k = 0; k < i; ++k) v -= li[k] * r[k];
+      r[i] = v / li[i];
+    }
+  };
+  // The noise of the largest marginal likelihood, -|L^-1 y|^2 / 2 - sum log L_ii (type-II
+  // maximum likelihood over the candidates).
+  std::size_t g = 0;
+  if (factors_.size() > 1) {
+    double best = -std::numeric_limits<double>::infinity();
+    for (std::size_t c = 0; c < factors_.size(); ++c) {
+      std::vector<double> z(m);
+      for (std::size_t i = 0; i < m; ++i) z[i] = (y[use[i]] - mean) / scale;
+      forward(factors_[c], z);
+      double ll = 0.0;
+      for (std::size_t i = 0; i < m; ++i) ll -= 0.5 * z[i] * z[i] + std::log(factors_[c][i][i]);
+      if (ll > best) {
+        best = ll;
+        g = c;
+      }
+    }
+  }
+  const auto& chol_ = factors_[g];
+  noise_ = noises_[g];
   // Prior draw w0, b0; residual r = y - X w0 - b0 - e.
   w_.assign(terms_, 0.0);
   const double sd1 = std::sqrt(s1_), sd2 = std::sqrt(s2_);
@@ -130,7 +167,7 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
   bias_ = normal(rng) * std::sqrt(s0);
   mean_ = mean;
   scale_ = scale;
-  const double noise_sd = std::sqrt(settings_.noise_variance);
+  const double noise_sd = std::sqrt(noise_);
   std::vector<double> r(m);
   for (std::size_t i = 0; i < m; ++i) {
     double f = bias_;
@@ -138,12 +175,7 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
     r[i] = (y[use[i]] - mean_) / scale_ - f - normal(rng) * noise_sd;
   }
   // alpha = K^-1 r = L^-T L^-1 r.
-  for (std::size_t i = 0; i < m; ++i) {
-    const auto& li = chol_[i];
-    double v = r[i];
-    for (std::size_t k = 0; k < i; ++k) v -= li[k] * r[k];
-    r[i] = v / li[i];
-  }
+  forward(chol_, r);
   for (std::size_t i = m; i-- > 0;) {
     const auto& li = chol_[i];
     r[i] /= li[i];

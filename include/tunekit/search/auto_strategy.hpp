@@ -1,6 +1,6 @@
-// AutoStrategy ("auto"), tunekit's default: model-guided local search. A boosted-trees model of
-// log performance, fitted on a bootstrap resample, ranks the neighbourhoods and recombinations
-// of the best configurations plus a random pool.
+// AutoStrategy ("auto"), tunekit's default: model-guided local search. A posterior draw of a
+// Bayesian model of knob values and knob-value pairs ranks the neighbourhoods and
+// recombinations of the best configurations plus a random pool (Thompson sampling).
 #pragma once
 
 #include <cstdint>
@@ -25,19 +25,22 @@ namespace tunekit {
 struct AutoSettings {
   /// Random configurations measured before the first model fit.
   std::size_t initial = 8;
-  /// "gbt" (BoostedTreesModel: depth-3 boosted trees, fitted on a bootstrap resample of the
-  /// trials), "xgb" (the same model trained by XGBoost, XGBoostCostModel: the same
-  /// quality within run-to-run noise, about 4x the run time) or "forest" (ForestModel, a random
-  /// forest).
+  /// "pairwise" (PairwiseBayesModel: Bayesian linear regression on one-hot knob values and
+  /// their pairwise products, one posterior draw per fit), "gbt" (BoostedTreesModel: depth-3
+  /// boosted trees, fitted on a bootstrap resample of the trials), "xgb" (the same boosted trees
+  /// trained by XGBoost, XGBoostCostModel: about 4x the run time of gbt) or "forest" (ForestModel,
+  /// a random forest).
   std::string model = "pairwise";
-  /// How candidates are ranked: "ts" (Thompson-style: for gbt and xgb, the prediction of the model
-  /// fitted on a bootstrap resample; for forest, the mean of a random subset of `ts_trees` trees),
-  /// "ei" (expected improvement from the forest's mean and spread) or "mean".
+  /// How candidates are ranked: "ts" (Thompson-style: for pairwise, a posterior draw; for gbt and
+  /// xgb, the prediction of the model fitted on a bootstrap resample; for forest, the mean of a
+  /// random subset of `ts_trees` trees), "ei" (expected improvement from the forest's mean and
+  /// spread), "mean" (forest) or "none" (random ranking, for ablations).
   std::string acquisition = "ts";
   std::size_t ts_trees = 8;
   /// Regression target: "log" (log(score / best)), "inverse" (score / best, AutoTVM's) or
-  /// "rank" (quantile among the successes). Failures get the worst value minus failure_penalty
-  /// ("log") or 0.
+  /// "rank" (quantile among the successes); empty: the model's own, "rank" for pairwise (a
+  /// linear model is dragged by the heavy tail of slow configurations otherwise) and "log" for
+  /// the trees. Failures get the worst value minus failure_penalty ("log") or 0.
   std::string target;
   double failure_penalty = 1.0;
   /// Add the products of every pair of non-constant knob values to the model's features
@@ -91,6 +94,8 @@ struct AutoSettings {
   /// Trees rebuilt per refit after the first full fit (0 = all); the others keep their fit
   /// from earlier trials, which makes a refit trees/refresh_trees times cheaper.
   std::size_t refresh_trees = 0;
+  /// Settings of the pairwise model ("pair_first_variance", "pair_variance", "pair_noise",
+  /// "pair_max_rows" in JSON).
   PairwiseBayesSettings pairwise{};
   /// Settings of the boosted trees ("gbt": max_depth, eta, gamma, min_child_weight, lambda and
   /// max_rounds as rounds; "xgb": all of them).
@@ -106,19 +111,16 @@ struct AutoSettings {
 /// tunekit's default strategy: model-guided local search (a strategy none of the peers ships).
 ///
 /// 1. Measure `initial` (8) random valid configurations.
-/// 2. After every trial (every n/64 trials beyond 128), refit a boosted-trees model
-///    (BoostedTreesModel: XGBoost's squared-error boosting, 60 rounds of depth-3 trees at
-///    learning rate 0.3, a near-additive model that learns per-knob effects from few trials) of
-///    y = log(score / best score) on knob features, on a bootstrap resample of the trials;
-///    failures score one unit below the worst success.
+/// 2. After every trial (every n/64 trials beyond 128), draw a function from the posterior of
+///    PairwiseBayesModel (a Gaussian prior on one weight per knob value and per pair of values
+///    of two knobs) given y = the rank quantile of each trial's score (failures 0).
 /// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best configuration,
 ///    256 "adjacent" moves of it (every knob one position down, unchanged or up), 256
 ///    recombinations of the 4 best configurations (each knob from one of them), and 32 fresh
 ///    random valid configurations.
-/// 4. Measure the unvisited candidate the model ranks first, ties broken at random (with
-///    probability epsilon a random unvisited configuration instead). Because each fit sees a
-///    different bootstrap resample, the ranking is a Thompson-style draw: uncertain regions keep
-///    being tried.
+/// 4. Measure the unvisited candidate the draw ranks first, ties broken at random (with
+///    probability epsilon a random unvisited configuration instead). The draw is Thompson
+///    sampling: knob values and pairs the trials do not pin down keep being tried.
 /// The neighbourhood makes it a local search ordered by the model, the recombinations exploit
 /// knobs whose good values are shared by the best configurations, and the random pool lets the
 /// model jump to distant regions it ranks higher. Every choice is seeded.

@@ -21,6 +21,9 @@ struct PairwiseBayesSettings {
   double pairwise_variance = 0.5;
   /// Observation noise variance.
   double noise_variance = 0.03;
+  /// When not empty, each fit takes the noise variance of this list with the largest marginal
+  /// likelihood of the standardised target (type-II maximum likelihood) instead.
+  std::vector<double> noise_grid;
   /// Beyond this many rows, a fit conditions on the best max_rows / 2 and a random max_rows / 2
   /// of the others (the posterior of all rows costs O(n^2) memory).
   std::size_t max_rows = 256;
@@ -31,7 +34,10 @@ struct PairwiseBayesSettings {
 /// number of terms). fit() draws one weight vector from the posterior (Matheron's rule in the
 /// dual: w = w0 + S X^T (K)^-1 (y - X w0 - e), K = X S X^T + noise I, an n x n system whose
 /// entries only depend on how many knobs two configurations share), so predictions of one fit
-/// are a joint posterior sample: ranking candidates by them is Thompson sampling.
+/// are a joint posterior sample: ranking candidates by them is Thompson sampling. Matheron's
+/// rule for posterior draws: Wilson et al., "Efficiently sampling functions from Gaussian process
+/// posteriors", ICML 2020. The growing factor is the row-by-row Cholesky update of the kernel
+/// matrix when rows are only appended (a fit on other rows refactors from scratch).
 /// Cost: fit O(n^2 t + n^3) for n rows and t = k + k(k-1)/2 terms per row; predict O(t).
 class PairwiseBayesModel {
  public:
@@ -47,6 +53,8 @@ class PairwiseBayesModel {
   double predict(std::span<const std::uint32_t> knobs) const;
   /// True after a successful fit(); a failed fit keeps the previous draw.
   bool fitted() const noexcept { return fitted_; }
+  /// The noise variance of the last fit (noise_variance, or the one chosen from noise_grid).
+  double noise() const noexcept { return noise_; }
 
  private:
   double normal(Rng& rng) const;
@@ -62,7 +70,9 @@ class PairwiseBayesModel {
   std::size_t terms_ = 0;
   double s1_ = 0.0, s2_ = 0.0;  // per-term prior variances
   std::vector<std::vector<std::uint32_t>> factor_rows_;  // the rows chol_ factors, in order
-  std::vector<std::vector<double>> chol_;                // row i of L: i + 1 entries
+  std::vector<double> noises_;                               // candidate noise variances
+  std::vector<std::vector<std::vector<double>>> factors_;    // per noise: row i of L, i + 1 entries
+  double noise_ = 0.0;                                       // the one the last fit chose
   std::vector<double> w_;
   double bias_ = 0.0;
   double mean_ = 0.0, scale_ = 1.0;

@@ -120,6 +120,24 @@ TEST(PairwiseBayesModel, BeyondMaxRowsConditionsOnTheBestHalf) {
   EXPECT_GT(pearson(p, d.y_test), 0.5);
 }
 
+TEST(PairwiseBayesModel, NoiseGridPicksTheMarginalLikelihoodMaximum) {
+  PairwiseLandscape d(5, 120);
+  PairwiseBayesSettings s;
+  s.noise_grid = {0.001, 0.03, 3.0};
+  PairwiseBayesModel m(d.sizes, s);
+  Rng rng(2);
+  ASSERT_TRUE(m.fit(d.rows, d.y, rng).is_ok());
+  EXPECT_LT(m.noise(), 0.1);  // an exact pairwise function: little noise
+  std::vector<double> noise(d.y.size());
+  for (auto& v : noise) v = rng.uniform01();
+  ASSERT_TRUE(m.fit(d.rows, noise, rng).is_ok());
+  EXPECT_EQ(m.noise(), 3.0);  // a target unrelated to the knobs: all noise
+  // Without a grid the setting is used as is.
+  PairwiseBayesModel fixed(d.sizes);
+  ASSERT_TRUE(fixed.fit(d.rows, d.y, rng).is_ok());
+  EXPECT_EQ(fixed.noise(), PairwiseBayesSettings{}.noise_variance);
+}
+
 TEST(PairwiseBayesModel, BadInputIsRejected) {
   PairwiseLandscape d(4, 10, 1);
   PairwiseBayesModel m(d.sizes);

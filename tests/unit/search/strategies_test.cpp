@@ -209,6 +209,7 @@ TEST(Auto, ModelsAgreeInQualityAndBadModelSettingsAreRefused) {
   EXPECT_FALSE(make_strategy("auto", {{"pair_noise", 0.0}}));
   EXPECT_FALSE(make_strategy("auto", {{"pair_variance", -1.0}}));
   EXPECT_FALSE(make_strategy("auto", {{"pair_max_rows", 1}}));
+  EXPECT_FALSE(make_strategy("auto", {{"pair_noise_grid", {0.1, -1.0}}}));
   EXPECT_FALSE(make_strategy("auto", {{"acquisition", "ei"}}));  // pairwise draws only
   EXPECT_TRUE(make_strategy("auto", {{"model", "forest"}, {"acquisition", "ei"}}));
 }
