@@ -34,6 +34,8 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
        [](AutoSettings& a, const nlohmann::json& v) { a.failure_penalty = v.get<double>(); }},
       {"pool_random",
        [](AutoSettings& a, const nlohmann::json& v) { a.pool_random = v.get<std::size_t>(); }},
+      {"pool_pairs",
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_pairs = v.get<std::size_t>(); }},
       {"top_k", [](AutoSettings& a, const nlohmann::json& v) { a.top_k = v.get<std::size_t>(); }},
       {"epsilon", [](AutoSettings& a, const nlohmann::json& v) { a.epsilon = v.get<double>(); }},
       {"refit_every_until",
@@ -528,6 +530,51 @@ std::optional<Config> AutoStrategy::global_pick() {
     if (!(scores_[order[i]] > 0.0)) break;
     for (const auto& c : space_->neighbours(space_->config_of(xs_[order[i]])))
       offer(c.index(), c.knobs());
+  }
+  if (settings_.pool_pairs > 0 && !order.empty() && scores_[order[0]] > 0.0) {
+    // Two-knob moves of the best configuration: all of them when there are at most pool_pairs,
+    // else pool_pairs random ones.
+    const KnobVector& best = xs_[order[0]];
+    const std::size_t kc = best.size();
+    std::size_t total = 0;
+    for (std::size_t a = 0; a < kc; ++a)
+      for (std::size_t b = a + 1; b < kc; ++b)
+        total += (space_->knob(a).size() - 1) * (space_->knob(b).size() - 1);
+    KnobVector moved = best;
+    if (total <= settings_.pool_pairs) {
+      for (std::size_t a = 0; a < kc; ++a) {
+        for (std::size_t b = a + 1; b < kc; ++b) {
+          for (std::uint32_t va = 0; va < space_->knob(a).size(); ++va) {
+            if (va == best[a]) continue;
+            for (std::uint32_t vb = 0; vb < space_->knob(b).size(); ++vb) {
+              if (vb == best[b]) continue;
+              moved[a] = va;
+              moved[b] = vb;
+              offer_if_valid(moved, /*repairable=*/false);
+            }
+          }
+          moved[a] = best[a];
+          moved[b] = best[b];
+        }
+      }
+    } else {
+      std::vector<std::size_t> varying;
+      for (std::size_t k = 0; k < kc; ++k)
+        if (space_->knob(k).size() > 1) varying.push_back(k);
+      for (std::size_t i = 0; varying.size() >= 2 && i < settings_.pool_pairs; ++i) {
+        const std::size_t a = varying[rng_.uniform(varying.size())];
+        std::size_t b = varying[rng_.uniform(varying.size() - 1)];
+        if (b == a) b = varying.back();
+        // Another value of each knob, uniformly.
+        for (const std::size_t k : {a, b}) {
+          const auto size = space_->knob(k).size();
+          moved[k] = static_cast<std::uint32_t>((best[k] + 1 + rng_.uniform(size - 1)) % size);
+        }
+        offer_if_valid(moved, /*repairable=*/false);
+        moved[a] = best[a];
+        moved[b] = best[b];
+      }
+    }
   }
   for (std::size_t i = 0; i < settings_.pool_random; ++i) {
     auto c = space_->random_valid(rng_, 10000);

@@ -79,6 +79,10 @@ struct AutoSettings {
   bool repair = false;
   /// The Hamming neighbourhoods of this many best configurations join the candidates.
   std::size_t top_k = 1;
+  /// Two-knob moves of the best configuration added at every step (both knobs take another
+  /// value): all of them when there are at most this many, else this many drawn at random;
+  /// invalid ones are dropped. The pairwise model predicts exactly such moves.
+  std::size_t pool_pairs = 64;
   /// After this many trials without a new best, the neighbourhood leaves the candidates until
   /// the next improvement, so the model's picks come from the random pool only and a local
   /// optimum cannot hold the search (0 = never).
@@ -115,9 +119,9 @@ struct AutoSettings {
 ///    PairwiseBayesModel (a Gaussian prior on one weight per knob value and per pair of values
 ///    of two knobs) given y = the rank quantile of each trial's score (failures 0).
 /// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best configuration,
-///    256 "adjacent" moves of it (every knob one position down, unchanged or up), 256
-///    recombinations of the 4 best configurations (each knob from one of them), and 32 fresh
-///    random valid configurations.
+///    64 random two-knob moves of it, 256 "adjacent" moves of it (every knob one position
+///    down, unchanged or up), 256 recombinations of the 4 best configurations (each knob from
+///    one of them), and 32 fresh random valid configurations.
 /// 4. Measure the unvisited candidate the draw ranks first, ties broken at random (with
 ///    probability epsilon a random unvisited configuration instead). The draw is Thompson
 ///    sampling: knob values and pairs the trials do not pin down keep being tried.
