@@ -19,101 +19,122 @@ namespace {
 
 using Setter = void (*)(AutoSettings&, const nlohmann::json&);
 
+// Typed readers of one setting; they throw std::invalid_argument, which from_json reports with
+// the key.
+std::size_t count_of(const nlohmann::json& v) {
+  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0))
+    throw std::invalid_argument("must be a non-negative integer");
+  return v.get<std::size_t>();
+}
+int small_count_of(const nlohmann::json& v) {
+  const auto n = count_of(v);
+  if (n > 1000000) throw std::invalid_argument("must be at most 1000000");
+  return static_cast<int>(n);
+}
+double real_of(const nlohmann::json& v) {
+  if (!v.is_number()) throw std::invalid_argument("must be a number");
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) throw std::invalid_argument("must be finite");
+  return d;
+}
+
 /// Every key AutoSettings::from_json accepts, with how it sets the field.
 const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
   static const std::vector<std::pair<std::string_view, Setter>> setters = {
       {"initial",
-       [](AutoSettings& a, const nlohmann::json& v) { a.initial = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.initial = count_of(v); }},
       {"model", [](AutoSettings& a, const nlohmann::json& v) { a.model = v.get<std::string>(); }},
       {"acquisition",
        [](AutoSettings& a, const nlohmann::json& v) { a.acquisition = v.get<std::string>(); }},
       {"ts_trees",
-       [](AutoSettings& a, const nlohmann::json& v) { a.ts_trees = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.ts_trees = count_of(v); }},
       {"target", [](AutoSettings& a, const nlohmann::json& v) { a.target = v.get<std::string>(); }},
       {"failure_penalty",
-       [](AutoSettings& a, const nlohmann::json& v) { a.failure_penalty = v.get<double>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.failure_penalty = real_of(v); }},
       {"pool_random",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_random = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_random = count_of(v); }},
       {"pool_pairs",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_pairs = v.get<std::size_t>(); }},
-      {"top_k", [](AutoSettings& a, const nlohmann::json& v) { a.top_k = v.get<std::size_t>(); }},
-      {"epsilon", [](AutoSettings& a, const nlohmann::json& v) { a.epsilon = v.get<double>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_pairs = count_of(v); }},
+      {"top_k", [](AutoSettings& a, const nlohmann::json& v) { a.top_k = count_of(v); }},
+      {"epsilon", [](AutoSettings& a, const nlohmann::json& v) { a.epsilon = real_of(v); }},
       {"refit_every_until",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.refit_every_until = v.get<std::size_t>();
+         a.refit_every_until = count_of(v);
        }},
       {"refit_divisor",
-       [](AutoSettings& a, const nlohmann::json& v) { a.refit_divisor = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.refit_divisor = count_of(v); }},
       {"trees",
-       [](AutoSettings& a, const nlohmann::json& v) { a.forest.trees = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.forest.trees = count_of(v); }},
       {"max_depth",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.max_depth = a.xgb.max_depth = v.get<int>();
+         a.forest.max_depth = a.xgb.max_depth = small_count_of(v);
        }},
       {"feature_fraction",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.feature_fraction = v.get<double>();
+         a.forest.feature_fraction = real_of(v);
        }},
       {"min_samples_leaf",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.min_samples_leaf = v.get<std::size_t>();
+         a.forest.min_samples_leaf = count_of(v);
        }},
       {"refresh_trees",
-       [](AutoSettings& a, const nlohmann::json& v) { a.refresh_trees = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.refresh_trees = count_of(v); }},
       {"min_samples_split",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.min_samples_split = v.get<std::size_t>();
+         a.forest.min_samples_split = count_of(v);
        }},
       {"interactions",
        [](AutoSettings& a, const nlohmann::json& v) { a.interactions = v.get<bool>(); }},
       {"pool_recombine",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_recombine = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_recombine = count_of(v); }},
       {"pool_adjacent",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_adjacent = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_adjacent = count_of(v); }},
       {"pool_density",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_density = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pool_density = count_of(v); }},
       {"good_fraction",
-       [](AutoSettings& a, const nlohmann::json& v) { a.good_fraction = v.get<double>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.good_fraction = real_of(v); }},
       {"recombine_parents",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.recombine_parents = v.get<std::size_t>();
+         a.recombine_parents = count_of(v);
        }},
       {"stagnation",
-       [](AutoSettings& a, const nlohmann::json& v) { a.stagnation = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.stagnation = count_of(v); }},
       {"repair", [](AutoSettings& a, const nlohmann::json& v) { a.repair = v.get<bool>(); }},
       {"bootstrap", [](AutoSettings& a, const nlohmann::json& v) { a.bootstrap = v.get<bool>(); }},
       {"generator",
        [](AutoSettings& a, const nlohmann::json& v) { a.generator = v.get<std::string>(); }},
       {"pack_size",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pack_size = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pack_size = count_of(v); }},
       {"pack_children",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pack_children = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pack_children = count_of(v); }},
       {"shake_rate",
-       [](AutoSettings& a, const nlohmann::json& v) { a.shake_rate = v.get<double>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.shake_rate = real_of(v); }},
       {"jump_rate",
-       [](AutoSettings& a, const nlohmann::json& v) { a.jump_rate = v.get<double>(); }},
-      {"rounds", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.max_rounds = v.get<int>(); }},
-      {"eta", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.eta = v.get<double>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.jump_rate = real_of(v); }},
+      {"rounds", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.max_rounds = small_count_of(v); }},
+      {"eta", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.eta = real_of(v); }},
       {"min_child_weight",
-       [](AutoSettings& a, const nlohmann::json& v) { a.xgb.min_child_weight = v.get<double>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.xgb.min_child_weight = real_of(v); }},
       {"pair_first_variance",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.pairwise.first_order_variance = v.get<double>();
+         a.pairwise.first_order_variance = real_of(v);
        }},
       {"pair_variance",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.pairwise.pairwise_variance = v.get<double>();
+         a.pairwise.pairwise_variance = real_of(v);
        }},
       {"pair_max_rows",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.max_rows = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.max_rows = count_of(v); }},
       {"pair_noise_grid",
        [](AutoSettings& a, const nlohmann::json& v) {
-         a.pairwise.noise_grid = v.get<std::vector<double>>();
+         if (!v.is_array()) throw std::invalid_argument("must be an array of numbers");
+         a.pairwise.noise_grid.clear();
+         for (const auto& e : v) a.pairwise.noise_grid.push_back(real_of(e));
        }},
       {"pair_noise",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.noise_variance = v.get<double>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.noise_variance = real_of(v); }},
       {"keep_best",
-       [](AutoSettings& a, const nlohmann::json& v) { a.keep_best = v.get<std::size_t>(); }},
+       [](AutoSettings& a, const nlohmann::json& v) { a.keep_best = count_of(v); }},
   };
   return setters;
 }
@@ -136,9 +157,14 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
         return Status(StatusCode::kInvalidArgument,
                       fmt::format("auto: unknown setting '{}' (accepted: {})", k, accepted));
       }
-      it->second(a, v);
+      try {
+        it->second(a, v);
+      } catch (const std::exception& e) {
+        return Status(StatusCode::kInvalidArgument,
+                      fmt::format("auto: setting '{}' {}", k, e.what()));
+      }
     }
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const std::exception& e) {
     return Status(StatusCode::kInvalidArgument, std::string("auto: bad setting: ") + e.what());
   }
   if (a.generator != "pool" && a.generator != "pack")
@@ -148,9 +174,9 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
   if (a.model != "forest" && a.model != "xgb" && a.model != "gbt" &&
       a.model != "pairwise")
     return Status(StatusCode::kInvalidArgument, "auto: model must be pairwise, gbt, xgb or forest");
-  if ((a.model == "gbt" || a.model == "xgb") &&
-      (a.xgb.max_rounds < 1 || a.xgb.max_depth < 1 || !(a.xgb.eta > 0.0) ||
-       !(a.xgb.min_child_weight >= 0.0) || (a.model == "gbt" && a.xgb.max_depth > 12))) {
+  // Every setting is checked whichever model uses it, so a wrong value never waits silently.
+  if (a.xgb.max_rounds < 1 || a.xgb.max_depth < 1 || !(a.xgb.eta > 0.0) ||
+      !(a.xgb.min_child_weight >= 0.0) || (a.model == "gbt" && a.xgb.max_depth > 12)) {
     return Status(
         StatusCode::kInvalidArgument,
         "auto: need rounds >= 1, eta > 0, min_child_weight >= 0 and max_depth >= 1 (at most 12 "
@@ -163,18 +189,28 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
   if (!a.target.empty() && a.target != "log" && a.target != "inverse" && a.target != "rank") {
     return Status(StatusCode::kInvalidArgument, "auto: target must be log, inverse or rank");
   }
-  if (a.model == "pairwise" && a.acquisition != "ts" && a.acquisition != "none") {
+  if ((a.acquisition == "ei" || a.acquisition == "mean") && a.model != "forest") {
     return Status(StatusCode::kInvalidArgument,
-                  "auto: model pairwise ranks by a posterior draw: acquisition must be ts or none");
+                  "auto: acquisition ei and mean need model forest (the others rank by a "
+                  "Thompson-style draw: ts, or none)");
   }
-  if (a.model == "pairwise" &&
-      (!(a.pairwise.first_order_variance >= 0.0) || !(a.pairwise.pairwise_variance >= 0.0) ||
-       !(a.pairwise.noise_variance > 0.0) || a.pairwise.max_rows < 2 ||
-       std::any_of(a.pairwise.noise_grid.begin(), a.pairwise.noise_grid.end(),
-                   [](double v) { return !(v > 0.0); }))) {
+  auto in = [](double v, double lo, double hi) { return v >= lo && v <= hi; };
+  if (!in(a.pairwise.first_order_variance, 0.0, 1e6) || !in(a.pairwise.pairwise_variance, 0.0, 1e6) ||
+      !in(a.pairwise.noise_variance, 1e-6, 1e6) || a.pairwise.max_rows < 2 ||
+      std::any_of(a.pairwise.noise_grid.begin(), a.pairwise.noise_grid.end(),
+                  [&](double v) { return !in(v, 1e-6, 1e6); })) {
     return Status(StatusCode::kInvalidArgument,
-                  "auto: need pair_first_variance >= 0, pair_variance >= 0, pair_noise > 0 (and every "
-                  "value of pair_noise_grid), pair_max_rows >= 2");
+                  "auto: need 0 <= pair_first_variance, pair_variance <= 1e6, 1e-6 <= pair_noise "
+                  "(and every value of pair_noise_grid) <= 1e6 and pair_max_rows >= 2");
+  }
+  if (!(a.failure_penalty >= 0.0))
+    return Status(StatusCode::kInvalidArgument, "auto: failure_penalty must be >= 0");
+  constexpr std::size_t kMaxPool = 1000000;
+  if (a.pool_random > kMaxPool || a.pool_recombine > kMaxPool || a.pool_adjacent > kMaxPool ||
+      a.pool_density > kMaxPool || a.pool_pairs > kMaxPool || a.pack_children > kMaxPool ||
+      a.top_k > kMaxPool) {
+    return Status(StatusCode::kInvalidArgument,
+                  "auto: pool sizes, pack_children and top_k must be at most 1000000");
   }
   if (a.initial < 1 || a.refit_divisor < 1 || a.forest.trees < 1 || a.ts_trees < 1 ||
       a.epsilon < 0 || a.epsilon > 1) {
@@ -662,6 +698,11 @@ std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
 void AutoStrategy::update(std::span<const Trial> trials) {
   for (const auto& t : trials) {
     if (t.config.space() != nullptr && t.config.space() != space_) continue;
+    // A trial from elsewhere (a log, load_history) must fit this space's knobs.
+    const auto& knobs = t.config.knobs();
+    bool fits = knobs.size() == space_->knob_count();
+    for (std::size_t k = 0; fits && k < knobs.size(); ++k) fits = knobs[k] < space_->knob(k).size();
+    if (!fits) continue;
     xs_.push_back(t.config.knobs());
     scores_.push_back(t.score);
     visited_.insert(t.config.index());

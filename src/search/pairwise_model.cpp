@@ -84,8 +84,12 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
   std::vector<std::size_t> use(n);
   std::iota(use.begin(), use.end(), 0);
   if (n > settings_.max_rows) {
-    std::partial_sort(use.begin(), use.begin() + static_cast<std::ptrdiff_t>(settings_.max_rows / 2),
-                      use.end(), [&](auto a, auto b) { return y[a] > y[b]; });
+    // Best first, ties by row; the rest back in row order, so the random half does not depend
+    // on how the standard library's partial_sort leaves it.
+    const auto half = use.begin() + static_cast<std::ptrdiff_t>(settings_.max_rows / 2);
+    std::partial_sort(use.begin(), half, use.end(),
+                      [&](auto a, auto b) { return y[a] > y[b] || (y[a] == y[b] && a < b); });
+    std::sort(half, use.end());
     for (std::size_t i = settings_.max_rows / 2; i < settings_.max_rows; ++i)
       std::swap(use[i], use[i + rng.uniform(n - i)]);
     use.resize(settings_.max_rows);
@@ -160,10 +164,18 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
   }
   const auto& chol_ = factors_[g];
   noise_ = noises_[g];
-  // Prior draw w0, b0; residual r = y - X w0 - b0 - e.
-  w_.assign(terms_, 0.0);
+  // Prior draw w0, b0; residual r = y - X w0 - b0 - e. Dense: one weight per term. Sparse (more
+  // than kDenseTerms terms): the prior weight of term t is a normal drawn from its own stream
+  // seeded by (draw seed, t), evaluated where needed, and the data part lives in a hash map.
   const double sd1 = std::sqrt(s1_), sd2 = std::sqrt(s2_);
-  for (std::size_t t = 0; t < terms_; ++t) w_[t] = normal(rng) * (t < first_terms_ ? sd1 : sd2);
+  if (dense()) {
+    w_.assign(terms_, 0.0);
+    for (std::size_t t = 0; t < terms_; ++t) w_[t] = normal(rng) * (t < first_terms_ ? sd1 : sd2);
+  } else {
+    w_.clear();
+    sparse_.clear();
+    draw_seed_ = rng.next();
+  }
   bias_ = normal(rng) * std::sqrt(s0);
   mean_ = mean;
   scale_ = scale;
@@ -171,7 +183,7 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
   std::vector<double> r(m);
   for (std::size_t i = 0; i < m; ++i) {
     double f = bias_;
-    for_each_term(rows[use[i]], [&](std::size_t t, double) { f += w_[t]; });
+    for_each_term(rows[use[i]], [&](std::size_t t, double) { f += prior_or_weight(t); });
     r[i] = (y[use[i]] - mean_) / scale_ - f - normal(rng) * noise_sd;
   }
   // alpha = K^-1 r = L^-T L^-1 r.
@@ -184,7 +196,10 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
   // w = w0 + S X^T alpha.
   for (std::size_t i = 0; i < m; ++i) {
     bias_ += s0 * r[i];
-    for_each_term(rows[use[i]], [&](std::size_t t, double s) { w_[t] += s * r[i]; });
+    if (dense())
+      for_each_term(rows[use[i]], [&](std::size_t t, double s) { w_[t] += s * r[i]; });
+    else
+      for_each_term(rows[use[i]], [&](std::size_t t, double s) { sparse_[t] += s * r[i]; });
   }
   fitted_ = true;
   return Status::ok();
@@ -193,8 +208,22 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
 double PairwiseBayesModel::predict(std::span<const std::uint32_t> knobs) const {
   TUNEKIT_CHECK(fitted() && knobs.size() == sizes_.size());
   double f = bias_;
-  for_each_term(knobs, [&](std::size_t t, double) { f += w_[t]; });
+  if (dense()) {
+    for_each_term(knobs, [&](std::size_t t, double) { f += w_[t]; });
+  } else {
+    for_each_term(knobs, [&](std::size_t t, double) {
+      f += prior_or_weight(t);
+      const auto it = sparse_.find(t);
+      if (it != sparse_.end()) f += it->second;
+    });
+  }
   return mean_ + scale_ * f;
+}
+
+double PairwiseBayesModel::prior_or_weight(std::size_t t) const {
+  if (dense()) return w_[t];
+  Rng stream(draw_seed_ + 0x9E3779B97F4A7C15ULL * (t + 1));
+  return normal(stream) * std::sqrt(t < first_terms_ ? s1_ : s2_);
 }
 
 }  // namespace tunekit

@@ -35,9 +35,12 @@ std::vector<std::size_t> parse_budgets(const std::string& text) {
   std::string item;
   while (std::getline(ss, item, ',')) {
     try {
-      std::size_t pos = 0;
-      const auto v = std::stoull(item, &pos);
-      if (pos != item.size() || v == 0) throw std::invalid_argument(item);
+      // Digits only: std::stoull alone would take "-5" as 2^64 - 5.
+      if (item.empty() || item.size() > 12 ||
+          !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw std::invalid_argument(item);
+      const auto v = std::stoull(item);
+      if (v == 0) throw std::invalid_argument(item);
       out.push_back(static_cast<std::size_t>(v));
     } catch (const std::exception&) {
       throw tunekit::cli::CommandFailure{tunekit::cli::kExitUsage,
@@ -45,6 +48,9 @@ std::vector<std::size_t> parse_budgets(const std::string& text) {
     }
   }
   if (out.empty()) throw tunekit::cli::CommandFailure{tunekit::cli::kExitUsage, "simulate: empty --budget"};
+  // Ascending, each once (the columns of the report).
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -55,9 +61,13 @@ void run_simulate(const SimulateArgs& args) {
   nlohmann::json settings;
   try {
     settings = nlohmann::json::parse(args.settings);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("simulate: --settings is not JSON: {}", e.what())};
   }
+  if (args.runs < 1 || args.runs > 1000000)
+    throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --runs must be between 1 and 1000000"};
+  if (!(args.percentile > 0.0 && args.percentile < 1.0))
+    throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --percentile must be in (0, 1)"};
   std::vector<std::string> strategies = args.strategies;
   if (strategies.size() == 1 && strategies[0] == "all") strategies = tunekit::strategy_names();
   if (strategies.size() > 1 && !settings.empty()) {

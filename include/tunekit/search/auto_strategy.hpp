@@ -79,9 +79,10 @@ struct AutoSettings {
   bool repair = false;
   /// The Hamming neighbourhoods of this many best configurations join the candidates.
   std::size_t top_k = 1;
-  /// Two-knob moves of the best configuration added at every step (both knobs take another
-  /// value): all of them when there are at most this many, else this many drawn at random;
-  /// invalid ones are dropped. The pairwise model predicts exactly such moves.
+  /// Two-knob moves of the best configuration added at every step: all of them when there are
+  /// at most this many, else this many random ones (a uniform pair of knobs with more than one
+  /// value, then another value of each, uniformly); invalid ones are dropped. The pairwise
+  /// model predicts exactly such moves.
   std::size_t pool_pairs = 64;
   /// After this many trials without a new best, the neighbourhood leaves the candidates until
   /// the next improvement, so the model's picks come from the random pool only and a local
@@ -99,7 +100,7 @@ struct AutoSettings {
   /// from earlier trials, which makes a refit trees/refresh_trees times cheaper.
   std::size_t refresh_trees = 0;
   /// Settings of the pairwise model ("pair_first_variance", "pair_variance", "pair_noise",
-  /// "pair_max_rows" in JSON).
+  /// "pair_noise_grid", "pair_max_rows" in JSON).
   PairwiseBayesSettings pairwise{};
   /// Settings of the boosted trees ("gbt": max_depth, eta, gamma, min_child_weight, lambda and
   /// max_rounds as rounds; "xgb": all of them).
@@ -107,8 +108,11 @@ struct AutoSettings {
 
   /// Parses a JSON object whose keys are the field names above ("trees", "max_depth",
   /// "feature_fraction", "min_samples_leaf", "min_samples_split" set the forest; "rounds",
-  /// "eta", "min_child_weight" and "max_depth" the boosted trees). Errors: kInvalidArgument
-  /// (unknown key, listing the accepted ones; bad value).
+  /// "eta", "min_child_weight" and "max_depth" the boosted trees; "pair_*" the pairwise
+  /// model). Every value is checked, whichever model uses it. Errors: kInvalidArgument (unknown
+  /// key, listing the accepted ones; a value of the wrong type or out of range, naming the key:
+  /// counts are non-negative integers, pools and top_k at most 10^6, variances in [0, 1e6],
+  /// noise variances in [1e-6, 1e6], failure_penalty >= 0; ei or mean without the forest).
   static Expected<AutoSettings> from_json(const nlohmann::json& settings);
 };
 
@@ -160,9 +164,9 @@ class AutoStrategy : public SearchStrategy {
   std::unordered_map<std::uint64_t, std::vector<float>> feature_cache_;
   std::size_t fitted_at_ = 0;
   bool fitted_ = false;
-  std::vector<std::size_t> varying_;
+  std::vector<std::size_t> varying_;  // non-constant numeric "ot" knobs (for interactions)
   double best_score_ = 0.0;
-  std::size_t since_best_ = 0;  // non-constant numeric "ot" knobs (for interactions)
+  std::size_t since_best_ = 0;  // trials since the best score last improved
   /// The candidates of one pick, each once, in the order offered (flat knob positions and an
   /// open-addressing index set, reused from pick to pick so building a pool allocates nothing).
   struct CandidatePool {

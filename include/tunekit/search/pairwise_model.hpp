@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
 #include "tunekit/core/status.hpp"
@@ -38,7 +39,13 @@ struct PairwiseBayesSettings {
 /// rule for posterior draws: Wilson et al., "Efficiently sampling functions from Gaussian process
 /// posteriors", ICML 2020. The growing factor is the row-by-row Cholesky update of the kernel
 /// matrix when rows are only appended (a fit on other rows refactors from scratch).
-/// Cost: fit O(n^2 t + n^3) for n rows and t = k + k(k-1)/2 terms per row; predict O(t).
+/// Cost: a fit adds O(i^2 + i k) per new row i to the factor (O(n^3) in all when the rows are
+/// only appended; beyond max_rows the factor of the subset is rebuilt at every fit), plus
+/// O(n^2 + n t) per draw and O(T) for the prior weights, for n rows, k knobs of more than one
+/// value, t = k + k(k-1)/2 terms per row and T terms in all (sum of the knob sizes plus the
+/// products of the sizes of each pair); predict O(t). Beyond 2^20 terms (knobs of hundreds of
+/// values) the prior weights are drawn lazily per term and the posterior part is kept sparse,
+/// so a fit no longer costs O(T).
 class PairwiseBayesModel {
  public:
   /// `sizes`: the number of values of each knob (knobs of size 1 are ignored).
@@ -57,6 +64,11 @@ class PairwiseBayesModel {
   double noise() const noexcept { return noise_; }
 
  private:
+  /// Terms up to which the weights are stored densely (8 MiB of doubles).
+  static constexpr std::size_t kDenseTerms = std::size_t{1} << 20;
+  bool dense() const noexcept { return terms_ <= kDenseTerms; }
+  /// Dense: the drawn weight of term t. Sparse: its prior draw (the data part is in sparse_).
+  double prior_or_weight(std::size_t t) const;
   double normal(Rng& rng) const;
   template <class F>
   void for_each_term(std::span<const std::uint32_t> knobs, F&& f) const;
@@ -74,6 +86,8 @@ class PairwiseBayesModel {
   std::vector<std::vector<std::vector<double>>> factors_;    // per noise: row i of L, i + 1 entries
   double noise_ = 0.0;                                       // the one the last fit chose
   std::vector<double> w_;
+  std::unordered_map<std::size_t, double> sparse_;
+  std::uint64_t draw_seed_ = 0;
   double bias_ = 0.0;
   double mean_ = 0.0, scale_ = 1.0;
   bool fitted_ = false;

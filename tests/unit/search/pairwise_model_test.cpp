@@ -129,6 +129,37 @@ TEST(PairwiseBayesModel, NoiseGridPicksTheMarginalLikelihoodMaximum) {
   EXPECT_EQ(fixed.noise(), PairwiseBayesSettings{}.noise_variance);
 }
 
+TEST(PairwiseBayesModel, KnobsOfThousandsOfValuesDrawPriorWeightsLazily) {
+  // 1200 x 1000 pairwise terms (beyond the dense limit): a fit touches only the terms of its
+  // rows and candidates. The target depends on the small knob only; unseen values of the big
+  // knobs add prior noise to each draw, which averages out over draws.
+  const std::vector<std::uint32_t> sizes{1200, 1000, 4};
+  Rng data(9);
+  std::vector<std::vector<std::uint32_t>> rows, test;
+  std::vector<double> y, y_test;
+  for (int i = 0; i < 300; ++i) {
+    auto& out = i < 200 ? rows : test;
+    out.push_back({static_cast<std::uint32_t>(data.uniform(1200)),
+                   static_cast<std::uint32_t>(data.uniform(1000)),
+                   static_cast<std::uint32_t>(data.uniform(4))});
+    (i < 200 ? y : y_test).push_back(2.0 * out.back()[2]);
+  }
+  PairwiseBayesModel a(sizes), b(sizes);
+  Rng ra(4), rb(4);
+  std::vector<double> mean(test.size(), 0.0);
+  for (int draw = 0; draw < 30; ++draw) {
+    ASSERT_TRUE(a.fit(rows, y, ra).is_ok());
+    ASSERT_TRUE(b.fit(rows, y, rb).is_ok());
+    for (std::size_t i = 0; i < test.size(); ++i) {
+      const double p = a.predict(test[i]);
+      EXPECT_EQ(p, b.predict(test[i]));  // the lazy draws are reproducible
+      mean[i] += p / 30.0;
+    }
+    EXPECT_NEAR(a.predict(rows[0]), y[0], 1.0);  // at a trained row the draw follows the data
+  }
+  EXPECT_GT(pearson(mean, y_test), 0.95);
+}
+
 TEST(PairwiseBayesModel, BadInputIsRejected) {
   PairwiseLandscape d(4, 10, 1);
   PairwiseBayesModel m(d.sizes);

@@ -214,6 +214,56 @@ TEST(Auto, ModelsAgreeInQualityAndBadModelSettingsAreRefused) {
   EXPECT_TRUE(make_strategy("auto", {{"model", "forest"}, {"acquisition", "ei"}}));
 }
 
+TEST(Auto, EverySettingIsCheckedAndNamedInTheError) {
+  auto error = [](const nlohmann::json& settings) {
+    auto s = make_strategy("auto", settings);
+    return s ? std::string() : s.status().message();
+  };
+  // Counts: negative, fractional, huge or of the wrong type are refused with the key's name.
+  for (const char* key : {"pool_random", "initial", "pool_pairs", "pair_max_rows", "top_k"}) {
+    EXPECT_NE(error({{key, -1}}).find(key), std::string::npos) << key;
+    EXPECT_NE(error({{key, 64.5}}).find(key), std::string::npos) << key;
+    EXPECT_NE(error({{key, 1e30}}).find(key), std::string::npos) << key;
+    EXPECT_NE(error({{key, "64"}}).find(key), std::string::npos) << key;
+  }
+  EXPECT_FALSE(error({{"pool_random", 2000000}}).empty());  // at most 10^6
+  EXPECT_FALSE(error({{"pair_noise", 1e-300}}).empty());    // a factor that cannot fail
+  EXPECT_FALSE(error({{"pair_variance", 1e100}}).empty());
+  EXPECT_FALSE(error({{"pair_noise_grid", {0.1, "x"}}}).empty());
+  EXPECT_FALSE(error({{"failure_penalty", -5}}).empty());
+  // Settings of a model that is not chosen are checked too, and ei / mean need the forest.
+  EXPECT_FALSE(error({{"model", "gbt"}, {"pair_noise", -1}}).empty());
+  EXPECT_FALSE(error({{"rounds", 0}}).empty());
+  EXPECT_FALSE(error({{"model", "gbt"}, {"acquisition", "ei"}}).empty());
+  EXPECT_TRUE(error({{"model", "forest"}, {"acquisition", "mean"}}).empty());
+}
+
+TEST(Auto, TrialsThatDoNotFitTheSpaceAreIgnored) {
+  // A history entry without a space whose knobs do not fit (wrong count, position out of
+  // range) is skipped instead of being read out of bounds.
+  auto s = make_strategy("auto", {{"initial", 2}});
+  ASSERT_TRUE(s);
+  const ConfigSpace& space = *fixture()->space();
+  ASSERT_TRUE((*s)->initialize(space, 1));
+  std::vector<Trial> history(3);
+  history[0].config = Config(nullptr, 0, KnobVector{0});
+  KnobVector too_big(space.knob_count(), 0);
+  too_big[0] = static_cast<std::uint32_t>(space.knob(0).size());
+  history[1].config = Config(nullptr, 0, too_big);
+  Rng rng(3);
+  auto valid = space.random_valid(rng, 100000);
+  ASSERT_TRUE(valid);
+  history[2].config = *valid;
+  for (auto& t : history) t.score = 1.0;
+  (*s)->load_history(history);
+  const auto batch = (*s)->next_batch(5);
+  ASSERT_EQ(batch.size(), 5u);
+  for (const auto& c : batch) {
+    EXPECT_TRUE(space.is_valid(c.index()));
+    EXPECT_NE(c.index(), history[2].config.index());  // the fitting trial counts as visited
+  }
+}
+
 TEST(Auto, FindsTheOptimumOfTheFixture) {
   // 554 configurations containing the optimum of convolution_milo on A100 (0.5536 ms).
   int found = 0;
