@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of the tunekit CLI (tune-file, gemm, results show, candidates) with tiny budgets:
+# End-to-end tests of the tunekit CLI (tune-file, gemm, results show, candidates, simulate) with tiny budgets:
 # exit codes, files written and left untouched, and one-line errors on bad input.
 set -uo pipefail
 TK="$(realpath "$1")"; SRC="$(realpath "$2")"
@@ -86,6 +86,18 @@ grep -q "^GemmTunableOp_float_NN,nn_8_8_8" huge_res.csv && pass || fail "huge pr
 cp res.csv torn.csv && printf 'GemmTunableOp_float_NN,nn_4_4' >> torn.csv
 expect_ok torn-show "$TK" results show torn.csv --threads 1
 [ "$(grep -c 'incomplete last line' out.txt)" -eq 1 ] && pass || fail "results show: torn last line not reported once"
+
+# simulate: a small replay, and bad arguments each give one error naming what is wrong.
+CONV="$SRC/tests/data/autotvm/convolution_subset.json.gz"
+expect_ok simulate "$TK" simulate --data "$CONV" --budget 20,10,20 --runs 2 --no-score --threads 1 --format json
+grep -q '"fraction_of_optimum_per_run"' out.txt && grep -q '"10"' out.txt && pass || fail "simulate: json keys"
+expect_fail simulate-negative-budget "--budget" "$TK" simulate --data "$CONV" --budget -5
+expect_fail simulate-no-runs "--runs" "$TK" simulate --data "$CONV" --runs 0
+expect_fail simulate-percentile "--percentile" "$TK" simulate --data "$CONV" --percentile 1.5
+expect_fail simulate-negative-count "pool_random" "$TK" simulate --data "$CONV" --settings '{"pool_random":-1}'
+expect_fail simulate-fraction-count "pool_pairs" "$TK" simulate --data "$CONV" --settings '{"pool_pairs":64.5}'
+expect_fail simulate-overflow "not JSON" "$TK" simulate --data "$CONV" --settings '{"pair_noise":1e400}'
+expect_fail simulate-ei-without-forest "ei and mean" "$TK" simulate --data "$CONV" --settings '{"acquisition":"ei"}'
 
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
