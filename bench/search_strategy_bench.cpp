@@ -108,7 +108,7 @@ void BM_ModelFitPairwise(benchmark::State& state) {
   };
   static const auto rows = positions(data.x);
   static const auto candidates = positions(data.candidates);
-  const std::vector<std::uint32_t> sizes{2, 3, 4, 5, 6, 7, 8};
+  const std::vector<std::uint64_t> sizes{2, 3, 4, 5, 6, 7, 8};
   tunekit::Rng rng(1);
   for (auto _ : state) {
     tunekit::PairwiseBayesModel model(sizes);

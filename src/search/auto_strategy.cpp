@@ -245,12 +245,8 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
     boosted_.reset();
   }
   pairwise_.reset();
-  if (settings_.model == "pairwise") {
-    std::vector<std::uint32_t> sizes;
-    for (std::size_t k = 0; k < space.knob_count(); ++k)
-      sizes.push_back(static_cast<std::uint32_t>(space.knob(k).size()));
-    pairwise_ = std::make_unique<PairwiseBayesModel>(sizes, settings_.pairwise);
-  }
+  if (settings_.model == "pairwise")
+    pairwise_ = std::make_unique<PairwiseBayesModel>(space.dims(), settings_.pairwise);
   xs_.clear();
   scores_.clear();
   visited_.clear();
@@ -263,6 +259,13 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   pack_.clear();
   pack_cursor_ = 0;
   pending_.reset();
+  multi_valued_.clear();
+  two_knob_moves_ = 0;
+  for (std::size_t k = 0; k < space.knob_count(); ++k) {
+    if (space.knob(k).size() < 2) continue;
+    for (auto j : multi_valued_) two_knob_moves_ += (space.knob(j).size() - 1) * (space.knob(k).size() - 1);
+    multi_valued_.push_back(k);
+  }
   varying_.clear();
   for (std::size_t k = 0; k < space.knob_count(); ++k) {
     const Knob& knob = space.knob(k);
@@ -316,54 +319,52 @@ void AutoStrategy::refit() {
     if (scores_[i] > 0.0) ok.push_back(i);
   }
   std::stable_sort(ok.begin(), ok.end(), [&](auto a, auto b) { return scores_[a] < scores_[b]; });
-  auto target_of = [&](const std::string& target) {
-    std::vector<double> y(scores_.size(), 0.0);
-    double worst = 0.0;
-    for (std::size_t r = 0; r < ok.size(); ++r) {
-      const std::size_t i = ok[r];
-      if (target == "log")
-        y[i] = std::log(scores_[i] / best);
-      else if (target == "inverse")
-        y[i] = scores_[i] / best;
-      else
-        y[i] = static_cast<double>(r + 1) / static_cast<double>(ok.size());
-      worst = std::min(worst, y[i]);
-    }
-    for (std::size_t i = 0; i < scores_.size(); ++i) {
-      if (!(scores_[i] > 0.0)) y[i] = target == "log" ? worst - settings_.failure_penalty : 0.0;
-    }
-    return y;
-  };
-  const std::vector<double> y =
-      target_of(!settings_.target.empty() ? settings_.target
-                                          : (settings_.model == "pairwise" ? "rank" : "log"));
+  // An empty target setting means the model's own: rank for pairwise, log for the trees.
+  const std::string target = !settings_.target.empty()       ? settings_.target
+                             : settings_.model == "pairwise" ? "rank"
+                                                             : "log";
+  std::vector<double> y(scores_.size(), 0.0);
+  double worst = 0.0;
+  for (std::size_t r = 0; r < ok.size(); ++r) {
+    const std::size_t i = ok[r];
+    if (target == "log")
+      y[i] = std::log(scores_[i] / best);
+    else if (target == "inverse")
+      y[i] = scores_[i] / best;
+    else
+      y[i] = static_cast<double>(r + 1) / static_cast<double>(ok.size());
+    worst = std::min(worst, y[i]);
+  }
+  for (std::size_t i = 0; i < scores_.size(); ++i) {
+    if (!(scores_[i] > 0.0)) y[i] = target == "log" ? worst - settings_.failure_penalty : 0.0;
+  }
   best_y_ = *std::max_element(y.begin(), y.end());
   Status st;
-  FeatureMatrix x;
-  if (settings_.model != "pairwise") {
-    for (std::size_t i = 0; i < xs_.size(); ++i)
-      x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
-  }
   if (settings_.model == "pairwise") {
     st = pairwise_->fit(xs_, y, rng_);
-  } else if (settings_.model == "forest") {
-    st = settings_.refresh_trees ? forest_->refresh(x, y, settings_.refresh_trees)
-                                 : forest_->fit(x, y);
   } else {
-    // Bootstrap resample as weights: each fit is a plausible model (Thompson-style).
-    std::vector<double> w(xs_.size(), settings_.bootstrap ? 0.0 : 1.0);
-    if (settings_.bootstrap) {
-      for (std::size_t i = 0; i < xs_.size(); ++i) w[rng_.uniform(xs_.size())] += 1.0;
-      // The best trials are always in the resample, so every plausible model knows where the
-      // best region is.
-      std::vector<std::size_t> order(xs_.size());
-      std::iota(order.begin(), order.end(), 0);
-      const std::size_t keep = std::min(settings_.keep_best, order.size());
-      std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
-                        order.end(), [&](auto a, auto b) { return scores_[a] > scores_[b]; });
-      for (std::size_t i = 0; i < keep; ++i) w[order[i]] = std::max(w[order[i]], 1.0);
+    FeatureMatrix x;
+    for (std::size_t i = 0; i < xs_.size(); ++i)
+      x.add_row(features(space_->knobs_to_index(xs_[i]), xs_[i]));
+    if (settings_.model == "forest") {
+      st = settings_.refresh_trees ? forest_->refresh(x, y, settings_.refresh_trees)
+                                   : forest_->fit(x, y);
+    } else {
+      // Bootstrap resample as weights: each fit is a plausible model (Thompson-style).
+      std::vector<double> w(xs_.size(), settings_.bootstrap ? 0.0 : 1.0);
+      if (settings_.bootstrap) {
+        for (std::size_t i = 0; i < xs_.size(); ++i) w[rng_.uniform(xs_.size())] += 1.0;
+        // The best trials are always in the resample, so every plausible model knows where the
+        // best region is.
+        std::vector<std::size_t> order(xs_.size());
+        std::iota(order.begin(), order.end(), 0);
+        const std::size_t keep = std::min(settings_.keep_best, order.size());
+        std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep),
+                          order.end(), [&](auto a, auto b) { return scores_[a] > scores_[b]; });
+        for (std::size_t i = 0; i < keep; ++i) w[order[i]] = std::max(w[order[i]], 1.0);
+      }
+      st = boosted_->fit(x, y, {}, w);
     }
-    st = boosted_->fit(x, y, {}, w);
   }
   if (st) {
     fitted_ = true;
@@ -553,6 +554,45 @@ std::optional<Config> AutoStrategy::pack_pick() {
   return c;
 }
 
+void AutoStrategy::offer_two_knob_moves(const KnobVector& best) {
+  // All of them when there are at most pool_pairs, else pool_pairs random ones.
+  KnobVector moved = best;
+  if (two_knob_moves_ <= settings_.pool_pairs) {
+    for (std::size_t ia = 0; ia < multi_valued_.size(); ++ia) {
+      const std::size_t a = multi_valued_[ia];
+      for (std::size_t ib = ia + 1; ib < multi_valued_.size(); ++ib) {
+        const std::size_t b = multi_valued_[ib];
+        for (std::uint32_t va = 0; va < space_->knob(a).size(); ++va) {
+          if (va == best[a]) continue;
+          for (std::uint32_t vb = 0; vb < space_->knob(b).size(); ++vb) {
+            if (vb == best[b]) continue;
+            moved[a] = va;
+            moved[b] = vb;
+            offer_if_valid(moved, /*repairable=*/false);
+          }
+        }
+        moved[a] = best[a];
+        moved[b] = best[b];
+      }
+    }
+    return;
+  }
+  const auto& varying = multi_valued_;
+  for (std::size_t i = 0; i < settings_.pool_pairs; ++i) {
+    const std::size_t a = varying[rng_.uniform(varying.size())];
+    std::size_t b = varying[rng_.uniform(varying.size() - 1)];
+    if (b == a) b = varying.back();
+    // Another value of each knob, uniformly.
+    for (const std::size_t k : {a, b}) {
+      const auto size = space_->knob(k).size();
+      moved[k] = static_cast<std::uint32_t>((best[k] + 1 + rng_.uniform(size - 1)) % size);
+    }
+    offer_if_valid(moved, /*repairable=*/false);
+    moved[a] = best[a];
+    moved[b] = best[b];
+  }
+}
+
 std::optional<Config> AutoStrategy::global_pick() {
   if (rng_.bernoulli(settings_.epsilon)) return random_unvisited();
   // Candidates: neighbourhoods of the best configurations, plus random configurations.
@@ -567,51 +607,8 @@ std::optional<Config> AutoStrategy::global_pick() {
     for (const auto& c : space_->neighbours(space_->config_of(xs_[order[i]])))
       offer(c.index(), c.knobs());
   }
-  if (settings_.pool_pairs > 0 && !order.empty() && scores_[order[0]] > 0.0) {
-    // Two-knob moves of the best configuration: all of them when there are at most pool_pairs,
-    // else pool_pairs random ones.
-    const KnobVector& best = xs_[order[0]];
-    const std::size_t kc = best.size();
-    std::size_t total = 0;
-    for (std::size_t a = 0; a < kc; ++a)
-      for (std::size_t b = a + 1; b < kc; ++b)
-        total += (space_->knob(a).size() - 1) * (space_->knob(b).size() - 1);
-    KnobVector moved = best;
-    if (total <= settings_.pool_pairs) {
-      for (std::size_t a = 0; a < kc; ++a) {
-        for (std::size_t b = a + 1; b < kc; ++b) {
-          for (std::uint32_t va = 0; va < space_->knob(a).size(); ++va) {
-            if (va == best[a]) continue;
-            for (std::uint32_t vb = 0; vb < space_->knob(b).size(); ++vb) {
-              if (vb == best[b]) continue;
-              moved[a] = va;
-              moved[b] = vb;
-              offer_if_valid(moved, /*repairable=*/false);
-            }
-          }
-          moved[a] = best[a];
-          moved[b] = best[b];
-        }
-      }
-    } else {
-      std::vector<std::size_t> varying;
-      for (std::size_t k = 0; k < kc; ++k)
-        if (space_->knob(k).size() > 1) varying.push_back(k);
-      for (std::size_t i = 0; varying.size() >= 2 && i < settings_.pool_pairs; ++i) {
-        const std::size_t a = varying[rng_.uniform(varying.size())];
-        std::size_t b = varying[rng_.uniform(varying.size() - 1)];
-        if (b == a) b = varying.back();
-        // Another value of each knob, uniformly.
-        for (const std::size_t k : {a, b}) {
-          const auto size = space_->knob(k).size();
-          moved[k] = static_cast<std::uint32_t>((best[k] + 1 + rng_.uniform(size - 1)) % size);
-        }
-        offer_if_valid(moved, /*repairable=*/false);
-        moved[a] = best[a];
-        moved[b] = best[b];
-      }
-    }
-  }
+  if (settings_.pool_pairs > 0 && !order.empty() && scores_[order[0]] > 0.0)
+    offer_two_knob_moves(xs_[order[0]]);
   for (std::size_t i = 0; i < settings_.pool_random; ++i) {
     auto c = space_->random_valid(rng_, 10000);
     if (!c) break;
@@ -699,10 +696,7 @@ void AutoStrategy::update(std::span<const Trial> trials) {
   for (const auto& t : trials) {
     if (t.config.space() != nullptr && t.config.space() != space_) continue;
     // A trial from elsewhere (a log, load_history) must fit this space's knobs.
-    const auto& knobs = t.config.knobs();
-    bool fits = knobs.size() == space_->knob_count();
-    for (std::size_t k = 0; fits && k < knobs.size(); ++k) fits = knobs[k] < space_->knob(k).size();
-    if (!fits) continue;
+    if (!space_->contains(t.config.knobs())) continue;
     xs_.push_back(t.config.knobs());
     scores_.push_back(t.score);
     visited_.insert(t.config.index());

@@ -9,7 +9,7 @@
 
 namespace tunekit {
 
-PairwiseBayesModel::PairwiseBayesModel(std::span<const std::uint32_t> sizes,
+PairwiseBayesModel::PairwiseBayesModel(std::span<const std::uint64_t> sizes,
                                        PairwiseBayesSettings settings)
     : settings_(settings), sizes_(sizes.begin(), sizes.end()) {
   for (std::size_t k = 0; k < sizes.size(); ++k) {
@@ -162,7 +162,7 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
       }
     }
   }
-  const auto& chol_ = factors_[g];
+  const auto& chol = factors_[g];
   noise_ = noises_[g];
   // Prior draw w0, b0; residual r = y - X w0 - b0 - e. Dense: one weight per term. Sparse (more
   // than kDenseTerms terms): the prior weight of term t is a normal drawn from its own stream
@@ -187,9 +187,9 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
     r[i] = (y[use[i]] - mean_) / scale_ - f - normal(rng) * noise_sd;
   }
   // alpha = K^-1 r = L^-T L^-1 r.
-  forward(chol_, r);
+  forward(chol, r);
   for (std::size_t i = m; i-- > 0;) {
-    const auto& li = chol_[i];
+    const auto& li = chol[i];
     r[i] /= li[i];
     for (std::size_t k = 0; k < i; ++k) r[k] -= li[k] * r[i];
   }

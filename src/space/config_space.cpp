@@ -362,12 +362,17 @@ bool ConfigSpace::constraints_hold(std::span<const std::uint32_t> knobs, std::si
   return true;
 }
 
-bool ConfigSpace::is_valid(std::span<const std::uint32_t> knobs) const {
+bool ConfigSpace::contains(std::span<const std::uint32_t> knobs) const noexcept {
   if (knobs.size() != knobs_.size()) return false;
-  const ConfigView view(*this, knobs);
   for (std::size_t k = 0; k < knobs.size(); ++k) {
     if (knobs[k] >= knobs_[k].size()) return false;
   }
+  return true;
+}
+
+bool ConfigSpace::is_valid(std::span<const std::uint32_t> knobs) const {
+  if (!contains(knobs)) return false;
+  const ConfigView view(*this, knobs);
   for (const auto& c : constraints_) {
     if (!c.predicate(view)) return false;
   }

@@ -64,8 +64,6 @@ void run_simulate(const SimulateArgs& args) {
   } catch (const nlohmann::json::exception& e) {
     throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("simulate: --settings is not JSON: {}", e.what())};
   }
-  if (args.runs < 1 || args.runs > 1000000)
-    throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --runs must be between 1 and 1000000"};
   if (!(args.percentile > 0.0 && args.percentile < 1.0))
     throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --percentile must be in (0, 1)"};
   std::vector<std::string> strategies = args.strategies;
@@ -178,7 +176,7 @@ void register_simulate_command(CLI::App& app) {
   cmd->add_option("--data", args->data, "Data file(s) to replay")->required();
   cmd->add_option("--strategy", args->strategies, "Strategy name(s), or 'all' (default: auto)");
   cmd->add_option("--budget", args->budgets, "Evaluations, one number or a comma list (default 200)");
-  cmd->add_option("--runs", args->runs, "Runs per strategy (default 50)");
+  cmd->add_option("--runs", args->runs, "Runs per strategy (default 50)")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", args->seed, "Seed of the first run; run r uses seed+r (default 0)");
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores; results do not depend on it)");
   cmd->add_option("--settings", args->settings, "Strategy settings as a JSON object");

@@ -165,6 +165,8 @@ class AutoStrategy : public SearchStrategy {
   std::size_t fitted_at_ = 0;
   bool fitted_ = false;
   std::vector<std::size_t> varying_;  // non-constant numeric "ot" knobs (for interactions)
+  std::vector<std::size_t> multi_valued_;  // knobs with more than one value
+  std::size_t two_knob_moves_ = 0;         // configurations two knobs away from any one
   double best_score_ = 0.0;
   std::size_t since_best_ = 0;  // trials since the best score last improved
   /// The candidates of one pick, each once, in the order offered (flat knob positions and an
@@ -194,6 +196,8 @@ class AutoStrategy : public SearchStrategy {
   std::optional<Config> pick();
   CandidatePool pool_;
   std::optional<Config> global_pick();
+  /// Offers the two-knob moves of `best` (AutoSettings::pool_pairs).
+  void offer_two_knob_moves(const KnobVector& best);
   bool repair(KnobVector& knobs, bool adjacent_first);
   std::optional<Config> pack_pick();
   std::vector<std::pair<KnobVector, double>> pack_;

@@ -48,8 +48,9 @@ struct PairwiseBayesSettings {
 /// so a fit no longer costs O(T).
 class PairwiseBayesModel {
  public:
-  /// `sizes`: the number of values of each knob (knobs of size 1 are ignored).
-  PairwiseBayesModel(std::span<const std::uint32_t> sizes, PairwiseBayesSettings settings = {});
+  /// `sizes`: the number of values of each knob, as ConfigSpace::dims() (knobs of size 1 are
+  /// ignored).
+  PairwiseBayesModel(std::span<const std::uint64_t> sizes, PairwiseBayesSettings settings = {});
 
   /// Fits `rows` (one knob-position vector per row, all of `sizes`' length) to `y` and draws a
   /// posterior sample with `rng`. Errors: kInvalidArgument (size mismatch, no rows, a position
@@ -75,13 +76,13 @@ class PairwiseBayesModel {
 
   PairwiseBayesSettings settings_;
   std::vector<std::size_t> knobs_;         // knobs with more than one value
-  std::vector<std::uint32_t> sizes_;       // all knobs
+  std::vector<std::uint64_t> sizes_;       // all knobs
   std::vector<std::size_t> first_offset_;  // per entry of knobs_
   std::vector<std::size_t> pair_offset_;   // per pair (a < b) of knobs_, row-major upper triangle
   std::size_t first_terms_ = 0;
   std::size_t terms_ = 0;
   double s1_ = 0.0, s2_ = 0.0;  // per-term prior variances
-  std::vector<std::vector<std::uint32_t>> factor_rows_;  // the rows chol_ factors, in order
+  std::vector<std::vector<std::uint32_t>> factor_rows_;  // the rows factors_ factor, in order
   std::vector<double> noises_;                               // candidate noise variances
   std::vector<std::vector<std::vector<double>>> factors_;    // per noise: row i of L, i + 1 entries
   double noise_ = 0.0;                                       // the one the last fit chose

@@ -188,6 +188,8 @@ class ConfigSpace {
   bool is_valid(std::uint64_t index) const;
   /// True when every constraint holds for this knob vector (of full length).
   bool is_valid(std::span<const std::uint32_t> knobs) const;
+  /// True when `knobs` has one position per knob, each within its knob (constraints unchecked).
+  bool contains(std::span<const std::uint32_t> knobs) const noexcept;
   /// Number of valid indices (upstream len(space)). Enumerates the space with constraint pruning
   /// on first call and caches the count: cost O(range_length) in the worst case.
   std::uint64_t valid_count() const;

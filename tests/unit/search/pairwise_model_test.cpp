@@ -16,7 +16,7 @@ using testing::pearson;
 // A function with per-knob effects and pairwise interactions over knobs of sizes 3, 4, 2, 5
 // and a constant knob; rows drawn at random.
 struct PairwiseLandscape {
-  std::vector<std::uint32_t> sizes{3, 4, 2, 5, 1};
+  std::vector<std::uint64_t> sizes{3, 4, 2, 5, 1};
   std::vector<std::vector<std::uint32_t>> rows, test;
   std::vector<double> y, y_test;
   explicit PairwiseLandscape(std::uint64_t seed, std::size_t n = 150, std::size_t m = 100) {
@@ -133,7 +133,7 @@ TEST(PairwiseBayesModel, KnobsOfThousandsOfValuesDrawPriorWeightsLazily) {
   // 1200 x 1000 pairwise terms (beyond the dense limit): a fit touches only the terms of its
   // rows and candidates. The target depends on the small knob only; unseen values of the big
   // knobs add prior noise to each draw, which averages out over draws.
-  const std::vector<std::uint32_t> sizes{1200, 1000, 4};
+  const std::vector<std::uint64_t> sizes{1200, 1000, 4};
   Rng data(9);
   std::vector<std::vector<std::uint32_t>> rows, test;
   std::vector<double> y, y_test;
