@@ -16,6 +16,11 @@ Usage (see docs/search.md):
 Evaluations count unique configurations: a configuration Kernel Tuner evaluates again is served
 from its cache and does not count (Kernel Tuner's max_fevals counts the same way). Run r seeds
 Python's and NumPy's generators with r; tunekit's run r uses seed r.
+
+With --confirm-runs N, tunekit's auto and the Kernel Tuner strategy that was best at each budget
+are replayed again on N fresh seeds (--confirm-seed onwards, the same for both tools): the best
+of many strategies on few runs is biased upwards, and the fresh runs report each mean with its
+standard error and the difference of the two tools with its standard error.
 """
 
 import argparse
@@ -143,6 +148,45 @@ def tunekit_results(binary, path, strategies, budgets, runs, threads):
     return out
 
 
+def mean_and_se(xs):
+    """Mean and standard error of the mean (sample standard deviation / sqrt(n))."""
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, 0.0
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return m, math.sqrt(var / len(xs))
+
+
+def per_run_fractions(traces, opt, n):
+    out = []
+    for trace in traces:
+        vals = [t for t in trace[:n] if not math.isnan(t)]
+        out.append(opt / min(vals) if vals else 0.0)
+    return out
+
+
+def confirm(binary, path, plain, keys, opt, strategies, budgets, runs, first_seed, jobs):
+    """Replays tunekit auto and the given Kernel Tuner strategies on fresh seeds first_seed ..
+    first_seed + runs - 1 (the same seeds for both tools). Returns {name: {budget: (mean, se)}}."""
+    out = {}
+    cmd = [binary, "simulate", "--data", path, "--strategy", "auto", "--budget", ",".join(map(str, budgets)),
+           "--runs", str(runs), "--seed", str(first_seed), "--format", "json", "--no-score",
+           "--threads", str(jobs)]
+    report = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    per_run = report[0]["strategies"][0]["fraction_of_optimum_per_run"]
+    out["tunekit auto"] = {b: mean_and_se(per_run[str(b)]) for b in budgets}
+    for s in strategies:
+        jobs_list = [(plain, s, first_seed + r, max(budgets), keys) for r in range(runs)]
+        with mp.Pool(jobs) as pool:
+            done = pool.map(kt_run, jobs_list)
+        traces = [t for t, _, _ in done if t is not None]
+        if len(traces) != runs:
+            print(f"  kernel_tuner {s}: {runs - len(traces)} confirmation runs failed", file=sys.stderr)
+        if traces:
+            out[s] = {b: mean_and_se(per_run_fractions(traces, opt, b)) for b in budgets}
+    return out
+
+
 def median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
@@ -196,6 +240,10 @@ def main():
                     help="sequential timing of one replayed run per strategy (0 = skip)")
     ap.add_argument("--timing-only", action="store_true", help="skip the quality tables, only time one run")
     ap.add_argument("--timing-strategies", help="Kernel Tuner strategies to time (default: all compared)")
+    ap.add_argument("--confirm-runs", type=int, default=0,
+                    help="after each quality table, replay tunekit auto and Kernel Tuner's best strategy of every "
+                         "budget again with this many runs on fresh seeds (0 = skip)")
+    ap.add_argument("--confirm-seed", type=int, default=1000, help="first seed of the confirmation runs")
     ap.add_argument("--kt-json", help="reuse the Kernel Tuner rows of an earlier --json report (same runs and "
                                       "budgets) instead of replaying Kernel Tuner again")
     args = ap.parse_args()
@@ -268,6 +316,33 @@ def main():
                 print(f"\nbest Kernel Tuner strategy per budget: {verdict}; one replayed run: tunekit auto "
                       f"{tk['auto']['wall_s']:.2f} s, fastest Kernel Tuner strategy {fastest_kt:.2f} s\n")
             file_report = {"data": path, "optimum_ms": opt, "rows": rows}
+            if args.confirm_runs > 0 and kt_rows:
+                # The best of many strategies on 50 runs is biased upwards (the largest of several
+                # noisy means); fresh seeds measure the chosen strategies without that bias.
+                chosen = []
+                for b in budgets:
+                    name = max(kt_rows, key=lambda r: r["foo"][b])["strategy"]
+                    if name not in chosen:
+                        chosen.append(name)
+                c = confirm(args.tunekit, path, plain, keys, opt, chosen, budgets, args.confirm_runs,
+                            args.confirm_seed, args.jobs)
+                file_report["confirmation"] = {"runs": args.confirm_runs, "first_seed": args.confirm_seed,
+                                               "foo": {n: {str(b): v for b, v in d.items()} for n, d in c.items()}}
+                last = args.confirm_seed + args.confirm_runs - 1
+                print(f"Confirmation on fresh seeds {args.confirm_seed}-{last} ({args.confirm_runs} runs each, "
+                      "mean +- standard error):\n")
+                print("| tool | strategy | " + " | ".join(f"FoO@{b}" for b in budgets) + " |")
+                print("|---|---|" + "---|" * len(budgets))
+                for name, d in c.items():
+                    tool, strat = ("tunekit", "auto") if name == "tunekit auto" else ("kernel_tuner", name)
+                    print(f"| {tool} | {strat} | " + " | ".join(f"{d[b][0]:.4f} +- {d[b][1]:.4f}" for b in budgets) + " |")
+                verdict = []
+                for b in budgets:
+                    name = max(kt_rows, key=lambda r: r["foo"][b])["strategy"]
+                    if name in c:
+                        (ma, sa), (mk, sk) = c["tunekit auto"][b], c[name][b]
+                        verdict.append(f"@{b}: auto - {name} = {ma - mk:+.4f} +- {math.hypot(sa, sk):.4f}")
+                print("\nDifference on the fresh seeds: " + ", ".join(verdict) + "\n")
             if args.timing_repeats > 0:
                 timed = args.timing_strategies.split(",") if args.timing_strategies else [r["strategy"] for r in kt_rows]
                 t = timing(args.tunekit, path, plain, keys, timed, max(budgets), args.timing_repeats)
