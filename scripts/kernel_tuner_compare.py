@@ -247,6 +247,8 @@ def main():
     ap.add_argument("--kt-json", help="reuse the Kernel Tuner rows of an earlier --json report (same runs and "
                                       "budgets) instead of replaying Kernel Tuner again")
     args = ap.parse_args()
+    if args.runs < 1 or args.confirm_runs < 0 or args.jobs < 1 or args.timing_repeats < 0:
+        ap.error("need --runs >= 1, --confirm-runs >= 0, --jobs >= 1 and --timing-repeats >= 0")
 
     import kernel_tuner
     budgets = [int(b) for b in args.budgets.split(",")]
