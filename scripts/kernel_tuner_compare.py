@@ -119,21 +119,31 @@ def kt_run(args):
     return trace, wall, None
 
 
-def fraction_of_optimum(traces, opt, n):
-    total = 0.0
+def per_run_fractions(traces, opt, n):
+    """Fraction of optimum of each run after its first n unique evaluations (0 without a success)."""
+    out = []
     for trace in traces:
         vals = [t for t in trace[:n] if not math.isnan(t)]
-        total += opt / min(vals) if vals else 0.0
-    return total / len(traces)
+        out.append(opt / min(vals) if vals else 0.0)
+    return out
+
+
+def fraction_of_optimum(traces, opt, n):
+    return sum(per_run_fractions(traces, opt, n)) / len(traces)
+
+
+def simulate_row(binary, path, strategy, budgets, runs, seed, threads):
+    """The strategy row of one `tunekit simulate --format json --no-score` report."""
+    cmd = [binary, "simulate", "--data", path, "--strategy", strategy, "--budget", ",".join(map(str, budgets)),
+           "--runs", str(runs), "--seed", str(seed), "--format", "json", "--no-score", "--threads", str(threads)]
+    report = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    return report[0]["strategies"][0]
 
 
 def tunekit_results(binary, path, strategies, budgets, runs, threads):
     out = {}
     for s in strategies:
-        cmd = [binary, "simulate", "--data", path, "--strategy", s, "--budget", ",".join(map(str, budgets)),
-               "--runs", str(runs), "--format", "json", "--no-score", "--threads", str(threads)]
-        report = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-        row = report[0]["strategies"][0]
+        row = simulate_row(binary, path, s, budgets, runs, 0, threads)
         out[s] = {"foo": {int(b): v for b, v in row["fraction_of_optimum"].items()}}
         # Wall time of one complete replay, as Kernel Tuner's is measured: one process, one run,
         # including loading the data.
@@ -157,23 +167,11 @@ def mean_and_se(xs):
     return m, math.sqrt(var / len(xs))
 
 
-def per_run_fractions(traces, opt, n):
-    out = []
-    for trace in traces:
-        vals = [t for t in trace[:n] if not math.isnan(t)]
-        out.append(opt / min(vals) if vals else 0.0)
-    return out
-
-
 def confirm(binary, path, plain, keys, opt, strategies, budgets, runs, first_seed, jobs):
     """Replays tunekit auto and the given Kernel Tuner strategies on fresh seeds first_seed ..
     first_seed + runs - 1 (the same seeds for both tools). Returns {name: {budget: (mean, se)}}."""
     out = {}
-    cmd = [binary, "simulate", "--data", path, "--strategy", "auto", "--budget", ",".join(map(str, budgets)),
-           "--runs", str(runs), "--seed", str(first_seed), "--format", "json", "--no-score",
-           "--threads", str(jobs)]
-    report = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
-    per_run = report[0]["strategies"][0]["fraction_of_optimum_per_run"]
+    per_run = simulate_row(binary, path, "auto", budgets, runs, first_seed, jobs)["fraction_of_optimum_per_run"]
     out["tunekit auto"] = {b: mean_and_se(per_run[str(b)]) for b in budgets}
     for s in strategies:
         jobs_list = [(plain, s, first_seed + r, max(budgets), keys) for r in range(runs)]
@@ -310,8 +308,8 @@ def main():
                 print(f"| {r['tool']} | {r['strategy']} | " + " | ".join(f"{r['foo'][b]:.3f}" for b in budgets) +
                       f" | {r['wall_s']:.2f} |")
             kt_rows = [r for r in rows if r["tool"] == "kernel_tuner"]
+            best = {b: max(kt_rows, key=lambda r: r["foo"][b]) for b in budgets} if kt_rows else {}
             if kt_rows and "auto" in tk:
-                best = {b: max(kt_rows, key=lambda r: r["foo"][b]) for b in budgets}
                 verdict = ", ".join(
                     f"@{b}: auto {tk['auto']['foo'][b]:.3f} vs {best[b]['strategy']} {best[b]['foo'][b]:.3f}" for b in budgets)
                 fastest_kt = min(r["wall_s"] for r in kt_rows)
@@ -321,11 +319,7 @@ def main():
             if args.confirm_runs > 0 and kt_rows:
                 # The best of many strategies on 50 runs is biased upwards (the largest of several
                 # noisy means); fresh seeds measure the chosen strategies without that bias.
-                chosen = []
-                for b in budgets:
-                    name = max(kt_rows, key=lambda r: r["foo"][b])["strategy"]
-                    if name not in chosen:
-                        chosen.append(name)
+                chosen = list(dict.fromkeys(best[b]["strategy"] for b in budgets))
                 c = confirm(args.tunekit, path, plain, keys, opt, chosen, budgets, args.confirm_runs,
                             args.confirm_seed, args.jobs)
                 file_report["confirmation"] = {"runs": args.confirm_runs, "first_seed": args.confirm_seed,
@@ -340,7 +334,7 @@ def main():
                     print(f"| {tool} | {strat} | " + " | ".join(f"{d[b][0]:.4f} +- {d[b][1]:.4f}" for b in budgets) + " |")
                 verdict = []
                 for b in budgets:
-                    name = max(kt_rows, key=lambda r: r["foo"][b])["strategy"]
+                    name = best[b]["strategy"]
                     if name in c:
                         (ma, sa), (mk, sk) = c["tunekit auto"][b], c[name][b]
                         verdict.append(f"@{b}: auto - {name} = {ma - mk:+.4f} +- {math.hypot(sa, sk):.4f}")
