@@ -52,3 +52,4 @@ void register_results_commands(CLI::App& app);
 void register_compare_command(CLI::App& app);
 void register_simulate_command(CLI::App& app);
 void register_log_command(CLI::App& app);
+void register_space_command(CLI::App& app);

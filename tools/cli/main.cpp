@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   register_compare_command(app);
   register_simulate_command(app);
   register_log_command(app);
+  register_space_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,261 @@
+// `tunekit space show|check`: inspect a configuration space defined by a JSON spec (parameter
+// value lists plus restriction expressions, see docs/search.md "Spaces from data").
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "table.hpp"
+#include "tunekit/space/config_space.hpp"
+#include "tunekit/space/random.hpp"
+#include "tunekit/space/space_spec.hpp"
+
+namespace {
+
+using tunekit::ConfigSpace;
+using tunekit::cli::CommandFailure;
+
+struct SpaceArgs {
+  std::string spec;
+  std::size_t sample = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t count_limit = 10'000'000;
+  std::uint64_t estimate_draws = 100'000;
+  std::string format = "table";
+  std::vector<std::string> assignments;
+};
+
+ConfigSpace load(const std::string& path) {
+  auto space = tunekit::load_space_spec(path);
+  if (!space) throw CommandFailure{tunekit::cli::kExitFailure, space.status().message()};
+  return std::move(*space);
+}
+
+std::string payload_text(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+/// "16, 32, 64" or, beyond 8 values, the first 3, "..." and the last 2.
+std::string value_list(const tunekit::Knob& knob) {
+  const auto& e = knob.entities;
+  std::string out;
+  auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+  if (e.size() <= 8) {
+    for (const auto& v : e) add(payload_text(v));
+  } else {
+    for (std::size_t i = 0; i < 3; ++i) add(payload_text(e[i]));
+    add("...");
+    for (std::size_t i = e.size() - 2; i < e.size(); ++i) add(payload_text(e[i]));
+  }
+  return out;
+}
+
+/// The valid fraction: exact (enumeration with constraint pruning) up to `count_limit` points,
+/// else estimated from `draws` uniform random indices with a 95% Wilson interval.
+struct ValidFraction {
+  bool exact = false;
+  std::uint64_t count = 0;  // exact count, or valid draws
+  std::uint64_t draws = 0;
+  double fraction = 0.0, low = 0.0, high = 0.0;
+};
+
+ValidFraction valid_fraction(const ConfigSpace& space, const SpaceArgs& a) {
+  ValidFraction v;
+  const auto n = space.range_length();
+  if (n <= a.count_limit) {
+    v.exact = true;
+    v.count = space.valid_count();
+    v.fraction = v.low = v.high = static_cast<double>(v.count) / static_cast<double>(n);
+    return v;
+  }
+  tunekit::Rng rng(a.seed);
+  v.draws = a.estimate_draws;
+  for (std::uint64_t i = 0; i < v.draws; ++i) v.count += space.is_valid(rng.uniform(n)) ? 1 : 0;
+  const double d = static_cast<double>(v.draws), p = static_cast<double>(v.count) / d;
+  const double z = 1.959963984540054, z2 = z * z;
+  const double centre = (p + z2 / (2 * d)) / (1 + z2 / d);
+  const double half = z * std::sqrt(p * (1 - p) / d + z2 / (4 * d * d)) / (1 + z2 / d);
+  v.fraction = p;
+  v.low = std::max(0.0, centre - half);
+  v.high = std::min(1.0, centre + half);
+  return v;
+}
+
+void show(const SpaceArgs& a) {
+  const ConfigSpace space = load(a.spec);
+  const ValidFraction v = valid_fraction(space, a);
+  std::vector<tunekit::Config> sample;
+  if (a.sample > 0 && (!v.exact || v.count > 0)) {
+    tunekit::Rng rng(a.seed);
+    sample = space.sample_valid(a.sample, rng);
+  }
+  if (a.format == "json") {
+    nlohmann::ordered_json out;
+    out["spec"] = a.spec;
+    out["hash"] = space.hash();
+    out["points"] = space.range_length();
+    if (v.exact) {
+      out["valid"] = v.count;
+    } else {
+      out["valid_fraction_estimate"] = {
+          {"fraction", v.fraction}, {"low", v.low}, {"high", v.high}, {"draws", v.draws}};
+    }
+    out["parameters"] = nlohmann::ordered_json::array();
+    for (const auto& k : space.knobs())
+      out["parameters"].push_back({{"name", k.name}, {"values", k.entities}});
+    out["restrictions"] = nlohmann::ordered_json::array();
+    for (const auto& c : space.constraints()) out["restrictions"].push_back(c.description);
+    out["sample"] = nlohmann::ordered_json::array();
+    for (const auto& c : sample) {
+      nlohmann::ordered_json row;
+      row["index"] = c.index();
+      for (std::size_t k = 0; k < space.knob_count(); ++k)
+        row[space.knob(k).name] = space.knob(k).entities[c.knobs()[k]];
+      out["sample"].push_back(row);
+    }
+    std::puts(out.dump(2).c_str());
+    return;
+  }
+  std::string text = fmt::format("space {}: {} parameters, {} restrictions, {} points, hash {}\n",
+                                 a.spec, space.knob_count(), space.constraints().size(),
+                                 space.range_length(), space.hash());
+  if (v.exact) {
+    text += fmt::format("valid: {} ({:.4g}%)\n", v.count, 100.0 * v.fraction);
+  } else {
+    text += fmt::format(
+        "valid: about {:.4g}% (95% interval {:.4g}-{:.4g}%, from {} random indices; more than "
+        "--count-limit {} points, so not counted)\n",
+        100.0 * v.fraction, 100.0 * v.low, 100.0 * v.high, v.draws, a.count_limit);
+  }
+  text += "\n";
+  tunekit::cli::Table params({"parameter", "count", "values"}, {false, true, false});
+  for (const auto& k : space.knobs())
+    params.add_row({k.name, std::to_string(k.size()), value_list(k)});
+  text += params.render();
+  if (!space.constraints().empty()) {
+    text += "\nrestrictions:\n";
+    for (std::size_t i = 0; i < space.constraints().size(); ++i)
+      text += fmt::format("  {}. {}\n", i + 1, space.constraints()[i].description);
+  }
+  if (!sample.empty()) {
+    text += fmt::format("\n{} random valid configurations (seed {}):\n", sample.size(), a.seed);
+    std::vector<std::string> header{"index"};
+    std::vector<bool> right{true};
+    for (const auto& k : space.knobs()) {
+      header.push_back(k.name);
+      right.push_back(true);
+    }
+    tunekit::cli::Table rows(header, right);
+    for (const auto& c : sample) {
+      std::vector<std::string> cells{std::to_string(c.index())};
+      for (std::size_t k = 0; k < space.knob_count(); ++k)
+        cells.push_back(payload_text(space.knob(k).entities[c.knobs()[k]]));
+      rows.add_row(std::move(cells));
+    }
+    text += rows.render();
+  } else if (a.sample > 0) {
+    text += "\nno valid configuration to sample\n";
+  }
+  std::fputs(text.c_str(), stdout);
+}
+
+/// Parses NAME=VALUE against the knob's entities: a value matches an entity whose text form
+/// (strings as written, numbers as JSON) is equal, or a numeric entity of the same value.
+std::uint32_t position_of(const tunekit::Knob& knob, const std::string& text) {
+  for (std::uint32_t p = 0; p < knob.size(); ++p) {
+    const auto& e = knob.entities[p];
+    if (payload_text(e) == text) return p;
+    if (e.is_number()) {
+      try {
+        std::size_t used = 0;
+        const double d = std::stod(text, &used);
+        if (used == text.size() && d == e.get<double>()) return p;
+      } catch (...) {
+      }
+    }
+  }
+  throw CommandFailure{tunekit::cli::kExitFailure,
+                       fmt::format("'{}' is not a value of parameter '{}' (values: {})", text,
+                                   knob.name, value_list(knob))};
+}
+
+int check(const SpaceArgs& a) {
+  const ConfigSpace space = load(a.spec);
+  tunekit::KnobVector knobs(space.knob_count(), 0);
+  std::vector<bool> given(space.knob_count(), false);
+  for (const auto& s : a.assignments) {
+    const auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw CommandFailure{tunekit::cli::kExitUsage,
+                           fmt::format("'{}' is not NAME=VALUE", s)};
+    const std::string name = s.substr(0, eq);
+    const auto k = space.find_knob(name);
+    if (!k) throw CommandFailure{tunekit::cli::kExitFailure,
+                                 fmt::format("{}: no parameter '{}'", a.spec, name)};
+    if (given[*k])
+      throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("parameter '{}' given twice", name)};
+    knobs[*k] = position_of(space.knob(*k), s.substr(eq + 1));
+    given[*k] = true;
+  }
+  std::string missing;
+  for (std::size_t k = 0; k < space.knob_count(); ++k) {
+    if (!given[k] && space.knob(k).size() > 1)
+      missing += (missing.empty() ? "" : ", ") + space.knob(k).name;
+  }
+  if (!missing.empty())
+    throw CommandFailure{tunekit::cli::kExitUsage,
+                         fmt::format("no value for parameter(s) {} (give NAME=VALUE for each)", missing)};
+  const auto index = space.knobs_to_index(knobs);
+  const tunekit::ConfigView view(space, knobs);
+  std::vector<std::string> failed;
+  for (const auto& c : space.constraints()) {
+    if (!c.predicate(view)) failed.push_back(c.description);
+  }
+  if (failed.empty()) {
+    std::printf("valid: index %llu\n", static_cast<unsigned long long>(index));
+    return 0;
+  }
+  std::printf("invalid: index %llu fails %zu restriction(s):\n",
+              static_cast<unsigned long long>(index), failed.size());
+  for (const auto& f : failed) std::printf("  %s\n", f.c_str());
+  return 3;
+}
+
+}  // namespace
+
+void register_space_command(CLI::App& app) {
+  auto args = std::make_shared<SpaceArgs>();
+  auto* cmd = app.add_subcommand("space", "Configuration spaces from JSON specs: show, check");
+  cmd->require_subcommand(1);
+  auto* show_cmd = cmd->add_subcommand(
+      "show", "Print a spec's parameters, restrictions, size, hash, valid fraction and a sample");
+  show_cmd->add_option("spec", args->spec, "JSON space spec")->required();
+  show_cmd->add_option("--sample", args->sample, "Random valid configurations to print (default 0)")
+      ->check(tunekit::cli::non_negative_integer());
+  show_cmd->add_option("--seed", args->seed, "Seed of the sample and of the estimate (default 0)")
+      ->check(tunekit::cli::non_negative_integer());
+  show_cmd
+      ->add_option("--count-limit", args->count_limit,
+                   "Count valid points exactly up to this many points, else estimate "
+                   "(default 10000000)")
+      ->check(tunekit::cli::non_negative_integer());
+  show_cmd
+      ->add_option("--estimate-draws", args->estimate_draws,
+                   "Random indices of the estimate (default 100000)")
+      ->check(tunekit::cli::positive_integer());
+  show_cmd->add_option("--format", args->format, "table or json (default table)")
+      ->check(CLI::IsMember({"table", "json"}));
+  show_cmd->callback([args] { show(*args); });
+  auto* check_cmd = cmd->add_subcommand(
+      "check", "Say whether one configuration (NAME=VALUE for every parameter) is valid; exit 3 if not");
+  check_cmd->add_option("spec", args->spec, "JSON space spec")->required();
+  check_cmd->add_option("assignments", args->assignments, "NAME=VALUE, one per parameter")->required();
+  check_cmd->callback([args] {
+    const int rc = check(*args);
+    if (rc != 0) throw CommandFailure{rc, "configuration is not valid"};
+  });
+}
