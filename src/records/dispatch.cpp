@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tunekit/core/log.hpp"
+#include "tunekit/records/record_store.hpp"
 
 namespace tunekit {
 
@@ -120,7 +121,30 @@ void ApplyHistoryBest::load(std::span<const Record> records) {
     auto [it, fresh] = table.emplace(key, r);
     if (!fresh && r->mean_cost_s() < it->second->mean_cost_s()) it->second = r;
   };
+  // A workload whose last record here belongs to another space definition than the one kept
+  // from earlier loads: the earlier entries no longer compete.
+  std::unordered_map<std::string, std::string> last_hash;
+  std::vector<std::string> order;
   for (const auto& rec : records) {
+    const std::string w = rec.workload_key();
+    if (last_hash.insert_or_assign(w, rec.space_hash).second) order.push_back(w);
+  }
+  for (const auto& w : order) {
+    const std::string& h = last_hash[w];
+    auto [it, fresh] = space_of_.emplace(w, h);
+    if (fresh || it->second == h) continue;
+    std::size_t dropped = 0;
+    for (Table* table : {&best_by_model_, &best_by_key_}) {
+      dropped += std::erase_if(*table, [&](const auto& entry) { return entry.second->workload_key() == w; });
+    }
+    if (dropped > 0) {
+      log::warn(fmt::format("{}: {} loaded entr{} of another config space definition dropped; records of {} "
+                            "(that of its last record) compete",
+                            w, dropped, dropped == 1 ? "y" : "ies", h.empty() ? "no space hash" : "space hash " + h));
+    }
+    it->second = h;
+  }
+  for (const auto& rec : current_definition_records(records)) {
     if (!rec.ok()) continue;  // only error_no == 0 records dispatch
     auto r = std::make_shared<const Record>(rec);
     const Target t = parse_target(r->target);

@@ -4,12 +4,18 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 #include <iostream>
 #include <limits>
 #include <numeric>
+#include <sstream>
 
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
@@ -30,6 +36,13 @@ std::string_view trim(std::string_view s) {
 
 Status bad(const std::string& what) { return Status(StatusCode::kParseError, what); }
 
+/// The value of a JSON integer >= 0 (signed or unsigned storage); nullopt for anything else.
+std::optional<std::uint64_t> non_negative_integer(const nlohmann::ordered_json& v) {
+  if (v.is_number_unsigned()) return v.get<std::uint64_t>();
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
+  return std::nullopt;
+}
+
 }  // namespace
 
 double Record::mean_cost_s() const noexcept {
@@ -39,7 +52,7 @@ double Record::mean_cost_s() const noexcept {
 
 std::uint64_t Record::config_index() const {
   auto it = config.find("index");
-  return (it != config.end() && it->is_number_integer()) ? it->get<std::uint64_t>() : 0;
+  return it != config.end() ? non_negative_integer(*it).value_or(0) : 0;
 }
 
 const nlohmann::ordered_json& Record::entity() const {
@@ -130,75 +143,116 @@ std::string encode_record(const Record& r) {
   return encode_python_json(j);
 }
 
-Expected<std::pair<LineKind, Record>> decode_record_line(std::string_view line) {
-  const std::string_view t = trim(line);
-  if (t.empty() || t.front() == '#') return std::pair<LineKind, Record>{LineKind::kSkipped, Record{}};
+namespace {
+
+using Decoded = std::pair<LineKind, Record>;
+
+/// The checks of decode_record_line; may throw nlohmann::json exceptions, which the caller turns
+/// into a kParseError.
+Expected<Decoded> decode_line(std::string_view t) {
   nlohmann::ordered_json j;
   try {
     j = nlohmann::ordered_json::parse(t);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::out_of_range& e) {
+    return bad(fmt::format("a number is out of range ({})", e.what()));
+  } catch (const nlohmann::json::exception& e) {
     return bad(fmt::format("not JSON ({})", e.what()));
   }
   if (!j.is_object()) return bad("a record must be a JSON object");
-  if (j.contains("v") || j.contains("i")) return std::pair<LineKind, Record>{LineKind::kLegacy, Record{}};
-  try {
-    if (!j.contains("input") || !j.contains("config") || !j.contains("result")) {
-      return bad("missing \"input\", \"config\" or \"result\"");
+  if (j.contains("v") || j.contains("i")) return Decoded{LineKind::kLegacy, Record{}};
+  if (!j.contains("input") || !j.contains("config") || !j.contains("result")) {
+    return bad("missing \"input\", \"config\" or \"result\"");
+  }
+  if (!j.contains("version")) return bad("missing \"version\" (a v0.2 record carries \"version\": 0.2)");
+  if (!(j["version"].is_number() && j["version"].get<double>() == 0.2)) {
+    return bad("unsupported record version " + j["version"].dump());
+  }
+  const auto& in = j["input"];
+  const auto& res = j["result"];
+  if (!in.is_array() || in.size() < 3 || in.size() > 4 || !in[0].is_string() || !in[1].is_string()) {
+    return bad("\"input\" must be [target, task name, args, kwargs]");
+  }
+  if (!res.is_array() || res.size() != 4 || !res[0].is_array() || !res[1].is_number_integer()) {
+    return bad("\"result\" must be [costs, error_no, all_cost, timestamp]");
+  }
+  Record r;
+  r.target = in[0].get<std::string>();
+  r.task_name = in[1].get<std::string>();
+  r.args = in[2];
+  if (in.size() > 3) r.kwargs = in[3];
+  r.config = j["config"];
+  if (!r.config.is_object() || !r.config.contains("entity") || !r.config["entity"].is_array()) {
+    return bad("\"config\" must hold an \"entity\" list");
+  }
+  for (const auto& item : r.config["entity"]) {
+    if (!item.is_array() || item.size() != 3 || !item[0].is_string() || !item[1].is_string()) {
+      return bad("each \"entity\" item must be [knob name, tag, payload] with string name and tag");
     }
-    const auto& in = j["input"];
-    const auto& res = j["result"];
-    if (!in.is_array() || in.size() < 3 || !in[0].is_string() || !in[1].is_string()) {
-      return bad("\"input\" must be [target, task name, args, kwargs]");
-    }
-    if (!res.is_array() || res.size() != 4 || !res[0].is_array() || !res[1].is_number_integer()) {
-      return bad("\"result\" must be [costs, error_no, all_cost, timestamp]");
-    }
-    Record r;
-    r.target = in[0].get<std::string>();
-    r.task_name = in[1].get<std::string>();
-    r.args = in[2];
-    if (in.size() > 3) r.kwargs = in[3];
-    r.config = j["config"];
-    if (!r.config.is_object() || !r.config.contains("entity") || !r.config["entity"].is_array()) {
-      return bad("\"config\" must hold an \"entity\" list");
-    }
-    r.error_no = measure_error_from_int(res[1].get<int>());
-    if (r.error_no == MeasureErrorNo::kNoError) {
-      for (const auto& c : res[0]) {
-        if (!c.is_number()) return bad("a cost is not a number");
-        r.costs_s.push_back(c.get<double>());
+  }
+  // JSON integers only: -7, 1.5, 1e30 and 2^64+5 (read as a float) are not config indices.
+  if (!r.config.contains("index")) return bad("\"config\" has no \"index\"");
+  if (!non_negative_integer(r.config["index"])) {
+    return bad("config index " + r.config["index"].dump() + " is not an integer in [0, 2^64)");
+  }
+  // error_no: 0 is success; any other code is a failure (codes above 8 read as UNKNOWN_ERROR,
+  // without wrapping around to 0).
+  const auto code = non_negative_integer(res[1]);
+  if (!code) return bad("error_no " + res[1].dump() + " is negative");
+  r.error_no = *code > 8 ? MeasureErrorNo::kUnknownError : measure_error_from_int(static_cast<int>(*code));
+  if (r.error_no == MeasureErrorNo::kNoError) {
+    for (const auto& c : res[0]) {
+      if (!c.is_number()) return bad("a cost is not a number");
+      const double v = c.get<double>();
+      if (!std::isfinite(v) || v <= 0) {
+        return bad(fmt::format("cost {} of a successful record (error_no 0) is not a finite number > 0", c.dump()));
       }
-      if (r.costs_s.empty()) return bad("a successful record has no cost");
+      r.costs_s.push_back(v);
     }
-    r.all_cost_s = res[2].is_number() ? res[2].get<double>() : 0.0;
-    r.timestamp_s = res[3].is_number() ? res[3].get<double>() : 0.0;
-    if (j.contains("version") && !(j["version"].is_number() && j["version"].get<double>() == 0.2)) {
-      return bad("unsupported record version " + j["version"].dump());
-    }
-    r.tvm_version = j.value("tvm_version", std::string());
-    r.space_hash = j.value("space_hash", std::string());
-    return std::pair<LineKind, Record>{LineKind::kRecord, std::move(r)};
-  } catch (const nlohmann::json::exception& e) {
+    if (r.costs_s.empty()) return bad("a successful record has no cost");
+  }
+  r.all_cost_s = res[2].is_number() ? res[2].get<double>() : 0.0;
+  r.timestamp_s = res[3].is_number() ? res[3].get<double>() : 0.0;
+  if (j.contains("tvm_version") && !j["tvm_version"].is_string()) return bad("\"tvm_version\" is not a string");
+  if (j.contains("space_hash") && !j["space_hash"].is_string()) return bad("\"space_hash\" is not a string");
+  r.tvm_version = j.value("tvm_version", std::string());
+  r.space_hash = j.value("space_hash", std::string());
+  return Decoded{LineKind::kRecord, std::move(r)};
+}
+
+bool is_gzip(std::string_view text) {
+  return text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b;
+}
+
+}  // namespace
+
+Expected<std::pair<LineKind, Record>> decode_record_line(std::string_view line) {
+  const std::string_view t = trim(line);
+  if (t.empty() || t.front() == '#') return Decoded{LineKind::kSkipped, Record{}};
+  try {
+    return decode_line(t);
+  } catch (const std::exception& e) {  // a wrong type deep in the record, or out of memory
     return bad(e.what());
   }
 }
 
-Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options) {
-  std::ifstream file;
-  std::istream* in = &std::cin;
-  if (path != "-") {
-    file.open(path);
-    if (!file) return Status(StatusCode::kIoError, "cannot open tuning log '" + path + "'");
-    in = &file;
+Expected<std::vector<Record>> parse_records(std::string_view text, const std::string& source,
+                                            const LoadOptions& options) {
+  if (is_gzip(text)) {
+    return Status(StatusCode::kParseError,
+                  fmt::format("{}: gzip-compressed; tuning logs are plain JSON lines (decompress it first, "
+                              "e.g. gunzip -k '{}')",
+                              source, source));
   }
   std::vector<Record> out;
-  std::string line;
   std::size_t line_no = 0;
-  while (std::getline(*in, line)) {
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    const std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++line_no;
     auto d = decode_record_line(line);
     if (!d) {
-      const std::string msg = fmt::format("{}:{}: {}", path, line_no, d.status().message());
+      const std::string msg = fmt::format("{}:{}: {}", source, line_no, d.status().message());
       if (options.strict) return Status(StatusCode::kParseError, msg);
       log::warn(msg + " (line skipped)");
       continue;
@@ -210,6 +264,39 @@ Expected<std::vector<Record>> load_records(const std::string& path, const LoadOp
     if (d->first == LineKind::kRecord) out.push_back(std::move(d->second));
   }
   return out;
+}
+
+Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options) {
+  std::string text;
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    text = std::move(buffer).str();
+  } else {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(errno)));
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+      ::close(fd);
+      return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(EISDIR)));
+    }
+    char buf[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const std::string why = std::strerror(errno);
+        ::close(fd);
+        return Status(StatusCode::kIoError, fmt::format("cannot read tuning log '{}': {}", path, why));
+      }
+      if (n == 0) break;
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+  }
+  return parse_records(text, path, options);
 }
 
 Status check_resumable(std::span<const Record> records, const ConfigSpace& space, const std::string& source) {

@@ -1,18 +1,21 @@
-// JSON-lines record store (append under flock, one write per batch), log_to_file, best-record
-// queries, pick_best and atomic rewrites. See include/tunekit/records/record_store.hpp.
+// JSON-lines store (flock'd appends), LockedLog rewrites, log_to_file, best-record queries (one
+// space definition per workload) and pick_best. See include/tunekit/records/record_store.hpp.
 #include "tunekit/records/record_store.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "tunekit/core/log.hpp"
 
@@ -25,40 +28,178 @@ Status RecordStore::append(std::span<const Record> records) {
 
 Status JsonLinesStore::append(const Record& record) { return append(std::span<const Record>(&record, 1)); }
 
-Status JsonLinesStore::append(std::span<const Record> records) {
-  if (records.empty()) return Status::ok();
+namespace {
+
+Status io_error(std::string_view what, const std::string& path, int err) {
+  return Status(StatusCode::kIoError, fmt::format("cannot {} '{}': {}", what, path, std::strerror(err)));
+}
+
+/// A descriptor of `path` holding flock `op`, and whether opening created the file.
+struct LockedFd {
+  int fd = -1;
+  bool created = false;
+};
+
+/// Opens `path` with `flags` and flocks it with `op`, until the locked file is still the one at
+/// the path: a LockedLog may have renamed another file over it, or removed it, while we waited.
+Expected<LockedFd> open_locked(const std::string& path, int flags, int op, std::string_view what) {
+  for (;;) {
+    LockedFd l;
+    if ((flags & O_CREAT) != 0) {
+      // Exclusive creation first, to tell whether the file existed.
+      l.fd = ::open(path.c_str(), flags | O_EXCL | O_CLOEXEC, 0644);
+      l.created = l.fd >= 0;
+      if (l.fd < 0 && errno == EEXIST) l.fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+    } else {
+      l.fd = ::open(path.c_str(), flags | O_CLOEXEC);
+    }
+    if (l.fd < 0) return io_error(what, path, errno);
+    while (::flock(l.fd, op) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(l.fd);
+      return io_error("lock tuning log", path, err);
+    }
+    struct stat held {}, now {};
+    if (::fstat(l.fd, &held) != 0) {
+      const int err = errno;
+      ::close(l.fd);
+      return io_error(what, path, err);
+    }
+    if (::stat(path.c_str(), &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino) return l;
+    ::close(l.fd);  // replaced or removed while we waited: lock the file now at the path
+  }
+}
+
+/// The whole content of `fd` from offset 0.
+Expected<std::string> read_all(int fd, const std::string& path) {
+  std::string text;
+  char buf[1 << 16];
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error("read tuning log", path, errno);
+    if (n == 0) return text;
+    text.append(buf, static_cast<std::size_t>(n));
+    at += n;
+  }
+}
+
+Status write_all(int fd, const std::string& text, const std::string& path) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return io_error("write", path, errno);
+    done += static_cast<std::size_t>(n);
+  }
+  return Status::ok();
+}
+
+std::string encode_lines(std::span<const Record> records) {
   std::string text;
   for (const auto& r : records) {
     text += encode_record(r);
     text += '\n';
   }
-  const int fd = ::open(path_.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return Status(StatusCode::kIoError, fmt::format("cannot open '{}' for append: {}", path_, std::strerror(errno)));
-  Status st = Status::ok();
-  if (::flock(fd, LOCK_EX) != 0) {
-    st = Status(StatusCode::kIoError, fmt::format("cannot lock '{}': {}", path_, std::strerror(errno)));
-  } else {
-    // A previous writer may have died mid-line: start on a fresh line so no record is glued to it.
-    const off_t size = ::lseek(fd, 0, SEEK_END);
-    char last = '\n';
-    if (size > 0 && ::pread(fd, &last, 1, size - 1) == 1 && last != '\n') text.insert(text.begin(), '\n');
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        st = Status(StatusCode::kIoError, fmt::format("cannot write '{}': {}", path_, std::strerror(errno)));
-        break;
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    ::flock(fd, LOCK_UN);
-  }
-  ::close(fd);
+  return text;
+}
+
+}  // namespace
+
+Status JsonLinesStore::append(std::span<const Record> records) {
+  if (records.empty()) return Status::ok();
+  std::string text = encode_lines(records);
+  auto l = open_locked(path_, O_RDWR | O_APPEND | O_CREAT, LOCK_EX, "open for append");
+  if (!l) return l.status();
+  // A previous writer may have died mid-line: start on a fresh line so no record is glued to it.
+  const off_t size = ::lseek(l->fd, 0, SEEK_END);
+  char last = '\n';
+  if (size > 0 && ::pread(l->fd, &last, 1, size - 1) == 1 && last != '\n') text.insert(text.begin(), '\n');
+  Status st = write_all(l->fd, text, path_);
+  ::close(l->fd);  // releases the lock
   return st;
 }
 
-Expected<std::vector<Record>> JsonLinesStore::load() const { return load_records(path_); }
+Expected<std::vector<Record>> JsonLinesStore::load() const {
+  auto l = open_locked(path_, O_RDONLY, LOCK_SH, "open tuning log");
+  if (!l) return l.status();
+  auto text = read_all(l->fd, path_);
+  ::close(l->fd);
+  if (!text) return text.status();
+  return parse_records(*text, path_);
+}
+
+Expected<LockedLog> LockedLog::acquire(const std::string& path) {
+  // Read-only is enough to lock, and lets a read-only file in a writable directory be replaced.
+  auto l = open_locked(path, O_RDONLY | O_CREAT, LOCK_EX, "open tuning log");
+  if (!l) return l.status();
+  struct stat st {};
+  if (::fstat(l->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(l->fd);
+    return Status(StatusCode::kIoError, fmt::format("cannot lock tuning log '{}': not a regular file", path));
+  }
+  return LockedLog(path, l->fd, l->created);
+}
+
+LockedLog::LockedLog(LockedLog&& other) noexcept
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      created_(other.created_),
+      replaced_(other.replaced_) {}
+
+LockedLog& LockedLog::operator=(LockedLog&& other) noexcept {
+  if (this != &other) {
+    release();
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+    created_ = other.created_;
+    replaced_ = other.replaced_;
+  }
+  return *this;
+}
+
+LockedLog::~LockedLog() { release(); }
+
+void LockedLog::release() noexcept {
+  if (fd_ < 0) return;
+  struct stat st {};
+  // A file made only to hold the lock goes again (waiting appenders then make a fresh one).
+  if (created_ && !replaced_ && ::fstat(fd_, &st) == 0 && st.st_size == 0) ::unlink(path_.c_str());
+  ::close(fd_);
+  fd_ = -1;
+}
+
+Expected<std::vector<Record>> LockedLog::load(const LoadOptions& options) const {
+  auto text = read_all(fd_, path_);
+  if (!text) return text.status();
+  return parse_records(*text, path_, options);
+}
+
+Status LockedLog::replace(std::span<const Record> records) {
+  const std::string text = encode_lines(records);
+  std::string tmp = path_ + ".tmp.XXXXXX";
+  const int tfd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (tfd < 0) return io_error("create", tmp, errno);
+  auto fail = [&](Status st) {
+    ::close(tfd);
+    ::unlink(tmp.c_str());
+    return st;
+  };
+  struct stat old {};
+  if (::fstat(fd_, &old) == 0 && ::fchmod(tfd, old.st_mode & 07777) != 0) {
+    return fail(io_error("set the mode of", tmp, errno));
+  }
+  if (Status st = write_all(tfd, text, tmp); !st) return fail(st);
+  if (::fsync(tfd) != 0) return fail(io_error("flush", tmp, errno));
+  // Lock the new file before it appears at the path, so the hold moves to it without a gap.
+  if (::flock(tfd, LOCK_EX) != 0) return fail(io_error("lock", tmp, errno));
+  if (::rename(tmp.c_str(), path_.c_str()) != 0) return fail(io_error("replace", path_, errno));
+  ::close(fd_);  // appenders waiting on the old file see that it was replaced and reopen the path
+  fd_ = tfd;
+  replaced_ = true;
+  return Status::ok();
+}
 
 TuneCallback log_to_file(const std::string& path) {
   auto store = std::make_shared<JsonLinesStore>(path);
@@ -75,7 +216,40 @@ TuneCallback log_to_file(const std::string& path) {
   };
 }
 
-std::vector<Record> best_records(std::span<const Record> records) {
+std::vector<Record> current_definition_records(std::span<const Record> records) {
+  std::vector<std::string> workload(records.size());
+  std::unordered_map<std::string, std::string> last_hash;  // workload -> space hash of its last record
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    workload[i] = records[i].workload_key();
+    last_hash[workload[i]] = records[i].space_hash;
+  }
+  struct Counts {
+    std::size_t kept = 0, skipped = 0;
+  };
+  std::unordered_map<std::string, Counts> counts;
+  std::vector<std::string> mixed;  // workloads with skipped records, in first-seen order
+  std::vector<Record> out;
+  out.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    Counts& c = counts[workload[i]];
+    if (records[i].space_hash == last_hash[workload[i]]) {
+      ++c.kept;
+      out.push_back(records[i]);
+    } else if (c.skipped++ == 0) {
+      mixed.push_back(workload[i]);
+    }
+  }
+  for (const auto& w : mixed) {
+    const std::string& h = last_hash[w];
+    log::warn(fmt::format("{}: {} record(s) of another config space definition skipped; the {} record(s) of {} "
+                          "(that of its last record) compete",
+                          w, counts[w].skipped, counts[w].kept, h.empty() ? "no space hash" : "space hash " + h));
+  }
+  return out;
+}
+
+std::vector<Record> best_records(std::span<const Record> all) {
+  const std::vector<Record> records = current_definition_records(all);
   std::unordered_map<std::string, std::size_t> best;
   std::vector<std::string> order;
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -96,7 +270,7 @@ std::vector<Record> best_records(std::span<const Record> records) {
 
 std::vector<Record> top_k(std::span<const Record> records, const std::string& workload_key, std::size_t k) {
   std::vector<Record> out;
-  for (const auto& r : records) {
+  for (const auto& r : current_definition_records(records)) {
     if (r.ok() && r.workload_key() == workload_key) out.push_back(r);
   }
   std::stable_sort(out.begin(), out.end(), [](const Record& a, const Record& b) { return a.mean_cost_s() < b.mean_cost_s(); });
@@ -104,7 +278,8 @@ std::vector<Record> top_k(std::span<const Record> records, const std::string& wo
   return out;
 }
 
-std::vector<Record> pick_best(std::span<const Record> records) {
+std::vector<Record> pick_best(std::span<const Record> all) {
+  const std::vector<Record> records = current_definition_records(all);
   std::unordered_map<std::string, std::size_t> best;  // "model:" / "key:" + name + "|" + workload
   auto offer = [&](const std::string& key, std::size_t i) {
     auto [it, fresh] = best.emplace(key, i);
@@ -145,36 +320,9 @@ Expected<std::size_t> resume_from_log(Tuner& tuner, const std::string& path) {
 }
 
 Status write_records(const std::string& path, std::span<const Record> records) {
-  const std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
-  {
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return Status(StatusCode::kIoError, fmt::format("cannot create '{}': {}", tmp, std::strerror(errno)));
-    std::string text;
-    for (const auto& r : records) {
-      text += encode_record(r);
-      text += '\n';
-    }
-    std::size_t done = 0;
-    while (done < text.size()) {
-      const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return Status(StatusCode::kIoError, fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-      ::unlink(tmp.c_str());
-      return Status(StatusCode::kIoError, fmt::format("cannot flush '{}'", tmp));
-    }
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return Status(StatusCode::kIoError, fmt::format("cannot replace '{}': {}", path, std::strerror(errno)));
-  }
-  return Status::ok();
+  auto lock = LockedLog::acquire(path);
+  if (!lock) return lock.status();
+  return lock->replace(records);
 }
 
 }  // namespace tunekit

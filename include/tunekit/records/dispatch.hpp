@@ -93,7 +93,10 @@ class DispatchContext {
 /// AutoTVM ApplyHistoryBest: dispatches the best successful record per workload.
 ///
 /// Loading keeps, per workload, the record with the smallest mean cost for each key of its
-/// target, and for its target's model when the model is not "unknown" (PR #2671). Query order:
+/// target, and for its target's model when the model is not "unknown" (PR #2671). Only records
+/// of one config-space definition per workload compete, as in pick_best: that of the workload's
+/// last record loaded (current_definition_records); a later load() whose last record of a
+/// workload has another space_hash drops what earlier loads kept for it, with a warning. Query order:
 /// user configs by model, best by model, then for each key of the *query* target in order: user
 /// configs by key, best by key; else the parent context. So a record tuned for
 /// "llvm -mcpu=skylake-avx512" serves any llvm target through key "cpu" when no model matches.
@@ -104,7 +107,8 @@ class ApplyHistoryBest : public DispatchContext {
   /// Loads and merges log files. Errors: throws Error (kIoError, kParseError) from load_records.
   explicit ApplyHistoryBest(const std::vector<std::string>& paths);
 
-  /// Adds more records (merged with those loaded before).
+  /// Adds more records (merged with those loaded before; see the class comment for records of
+  /// another config-space definition).
   void load(std::span<const Record> records);
   /// AutoTVM update(): the given entity becomes the answer for (target's model and every key,
   /// workload), with cost 0, ahead of the loaded records.
@@ -120,6 +124,8 @@ class ApplyHistoryBest : public DispatchContext {
  private:
   using Table = std::unordered_map<std::string, std::shared_ptr<const Record>>;  // "key|workload"
   Table best_by_model_, best_by_key_, user_by_model_, user_by_key_;
+  /// Workload key -> space_hash of the last record loaded for it.
+  std::unordered_map<std::string, std::string> space_of_;
 };
 
 }  // namespace tunekit

@@ -41,7 +41,8 @@ struct Record {
   bool ok() const noexcept { return error_no == MeasureErrorNo::kNoError && !costs_s.empty(); }
   /// Mean of costs_s in seconds; +inf for a failed record (never the best).
   double mean_cost_s() const noexcept;
-  /// Config index ("index" of config), 0 when absent.
+  /// Config index ("index" of config), 0 when absent or not a non-negative integer (decoded
+  /// records always hold one).
   std::uint64_t config_index() const;
   /// The entity list of config.
   const nlohmann::ordered_json& entity() const;
@@ -68,7 +69,15 @@ std::string encode_python_json(const nlohmann::ordered_json& value);
 enum class LineKind : std::uint8_t { kRecord, kSkipped, kLegacy };
 
 /// Decodes one line. Blank lines, lines starting with '#' and trailing whitespace are skipped
-/// (kSkipped); a v0.1 row ("v": 0.1) is kLegacy (upstream no longer supports it).
+/// (kSkipped); a v0.1 row (keys "i"/"r"/"v", autotvm.md §5.2) is kLegacy (upstream no longer
+/// supports it). A v0.2 row must hold (autotvm.md §5.1):
+///   - "input" [target, task name, args(, kwargs)] with string target and name;
+///   - "config" {"index": integer >= 0, "entity": [[knob name, tag, payload], ...]};
+///   - "result" [costs, error_no, all_cost, timestamp] with an integer error_no >= 0; when
+///     error_no is 0, one or more costs, each a finite number > 0 (seconds); a failed record's
+///     costs are upstream's placeholder and are not read;
+///   - "version": 0.2 (every v0.2 writer, upstream and tunekit, writes it).
+/// Never throws: any JSON error (syntax, a number out of range, a wrong type) is a kParseError.
 /// Errors: kParseError describing what is wrong (the caller adds file:line).
 Expected<std::pair<LineKind, Record>> decode_record_line(std::string_view line);
 
@@ -78,10 +87,18 @@ struct LoadOptions {
   bool strict = false;
 };
 
-/// Reads every record of a log file (path "-" = stdin). v0.1 rows are skipped with one warning
-/// per process, "AutoTVM log version 0.1 is no longer supported."; malformed lines are warned
-/// about as "<file>:<line>: <reason>" and skipped (or returned as the error when strict).
-/// Errors: kIoError (cannot open), kParseError (strict).
+/// Decodes the text of a whole log (lines separated by '\n') read from `source` (a file name
+/// used in messages). v0.1 rows are skipped with one warning per process, "AutoTVM log version
+/// 0.1 is no longer supported."; malformed lines (decode_record_line) are warned about as
+/// "<source>:<line>: <reason> (line skipped)", or returned as the error when strict.
+/// Errors: kParseError for the first malformed line when strict; kParseError naming `source`
+/// when the text is gzip-compressed (logs are plain JSON lines), strict or not.
+Expected<std::vector<Record>> parse_records(std::string_view text, const std::string& source,
+                                            const LoadOptions& options = {});
+
+/// Reads every record of a log file (path "-" = stdin) with parse_records.
+/// Errors: kIoError "cannot open tuning log '<path>': <reason>" (missing, unreadable, a
+/// directory) or "cannot read ..."; kParseError from parse_records.
 Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options = {});
 
 /// Records that may resume a tuning run in `space`: refuses (kInvalidArgument) when any record

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "tunekit/records/dispatch.hpp"
+#include "tunekit/records/record_store.hpp"
 
 namespace tunekit {
 namespace {
@@ -111,6 +112,33 @@ TEST(Dispatch, ApplyValidatesAndFallsBack) {
   auto [other, bad] = ctx.apply("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records), renamed);
   EXPECT_FALSE(bad.hit());
   EXPECT_EQ(other.knobs(), KnobVector{0});
+}
+
+TEST(Dispatch, OneSpaceDefinitionPerWorkloadAsInPickBest) {
+  const auto records = tophub();
+  Record old_fast = records[0];
+  old_fast.space_hash = "aaaa";
+  old_fast.costs_s = {1e-7};
+  Record current = records[0];
+  current.space_hash = "bbbb";
+  current.config["index"] = 5;
+  const std::vector<Record> mixed{old_fast, current};
+  {
+    ApplyHistoryBest ctx(mixed);
+    auto q = ctx.query("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records));
+    ASSERT_TRUE(q.hit());
+    EXPECT_EQ(q.record->config_index(), 5u);  // the faster record of the other definition does not win
+    EXPECT_EQ(q.record->config_index(), pick_best(mixed)[0].config_index());
+  }
+  {
+    // Across loads: a later load whose records are of another definition replaces the earlier.
+    ApplyHistoryBest ctx(std::span<const Record>(&old_fast, 1));
+    ctx.load(std::span<const Record>(&current, 1));
+    auto q = ctx.query("cuda -model=v100", "conv2d_nchw.cuda", cuda_args(records));
+    ASSERT_TRUE(q.hit());
+    EXPECT_EQ(q.record->space_hash, "bbbb");
+    EXPECT_EQ(ctx.size(), 3u);  // model titanx, keys cuda and gpu: the earlier entries are gone
+  }
 }
 
 }  // namespace

@@ -1,8 +1,15 @@
 // Records tests: byte-exact round trip of real TopHub lines, v0.1 handling, error records,
-// log loading and stores (including concurrent appends), pick-best and resumption checks.
+// malformed lines, log loading and stores (concurrent appends and locked rewrites), pick-best
+// within one space definition and resumption checks.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -105,6 +112,132 @@ TEST(Record, MalformedLinesNameFileAndLine) {
   std::remove(path.c_str());
 }
 
+/// The second TopHub line (cuda) with `from` replaced by `to` (which must occur once).
+std::string tophub_with(const std::string& from, const std::string& to) {
+  std::string line = file_lines(kData + "tophub_lines.log")[2];
+  const auto at = line.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  EXPECT_EQ(line.find(from, at + 1), std::string::npos) << from;
+  return line.replace(at, from.size(), to);
+}
+
+std::string parse_error_of(const std::string& line) {
+  auto d = decode_record_line(line);
+  if (d) return "";
+  EXPECT_EQ(d.status().code(), StatusCode::kParseError);
+  return d.status().message().empty() ? "?" : d.status().message();
+}
+
+TEST(Record, OutOfRangeNumbersAndWrongTypesAreParseErrorsNotExceptions) {
+  const std::string cost = "[5.69732536806342e-05]";
+  EXPECT_NE(parse_error_of(tophub_with(cost, "[1e400]")).find("out of range"), std::string::npos);
+  EXPECT_NE(parse_error_of(tophub_with("[1, 1], [0, 0, 0, 0]", "[1e400, 1], [0, 0, 0, 0]")), "");
+  EXPECT_NE(parse_error_of(tophub_with("\"0.7.dev0\"", "7")), "");
+  EXPECT_NE(parse_error_of(tophub_with("[\"tile_f\", \"sp\"", "[7, \"sp\"")), "");
+  EXPECT_NE(parse_error_of(tophub_with("[\"tile_f\", \"sp\", [6, 1, 32, 1]]", "[\"tile_f\", \"sp\"]")), "");
+  EXPECT_NE(parse_error_of(tophub_with("\"version\": 0.2", "\"version\": 0.2, \"space_hash\": 3")), "");
+  EXPECT_NE(parse_error_of("{\"input\": 1e999}"), "");
+  EXPECT_NE(parse_error_of("[1, 2]"), "");
+}
+
+TEST(Record, LoadingSkipsOutOfRangeLinesWithFileAndLine) {
+  const std::string path = temp_path("range.log");
+  {
+    std::ofstream out(path);
+    out << file_lines(kData + "tophub_lines.log")[2] << "\n"
+        << tophub_with("[5.69732536806342e-05]", "[1e400]") << "\n"
+        << file_lines(kData + "tophub_lines.log")[3] << "\n";
+  }
+  auto lenient = load_records(path);
+  ASSERT_TRUE(lenient) << lenient.status().to_string();
+  EXPECT_EQ(lenient->size(), 2u);
+  LoadOptions strict;
+  strict.strict = true;
+  auto s = load_records(path, strict);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.status().message().find(path + ":2: a number is out of range"), std::string::npos) << s.status().message();
+  JsonLinesStore store(path);
+  auto via_store = store.load();
+  ASSERT_TRUE(via_store);
+  EXPECT_EQ(via_store->size(), 2u);
+  std::remove(path.c_str());
+}
+
+TEST(Record, SuccessfulCostsMustBeFiniteAndPositive) {
+  const std::string cost = "[5.69732536806342e-05]";
+  for (const char* bad : {"[-1.0]", "[0]", "[0.0]", "[1e-05, -2e-05]", "[]", "[\"fast\"]"}) {
+    EXPECT_NE(parse_error_of(tophub_with(cost, bad)), "") << bad;
+  }
+  EXPECT_NE(parse_error_of(tophub_with(cost, "[-1.0]")).find("not a finite number > 0"), std::string::npos);
+  auto two = decode_record_line(tophub_with(cost, "[1e-05, 3e-05]"));
+  ASSERT_TRUE(two);
+  EXPECT_DOUBLE_EQ(two->second.mean_cost_s(), 2e-05);
+  // A failed record's costs are upstream's placeholder (or anything else): not read.
+  for (const char* placeholder : {"[1000000000.0]", "[-1.0]", "[\"InstantiationError\"]", "[]"}) {
+    auto failed = decode_record_line(tophub_with(cost + ", 0,", std::string(placeholder) + ", 1,"));
+    ASSERT_TRUE(failed) << placeholder << ": " << failed.status().to_string();
+    EXPECT_FALSE(failed->second.ok());
+    EXPECT_EQ(failed->second.error_no, MeasureErrorNo::kInstantiationError);
+  }
+  // An error code that does not fit an int is a failure, never wrapped around to NO_ERROR.
+  auto huge = decode_record_line(tophub_with(cost + ", 0,", "[1000000000.0], 4294967296,"));
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->second.error_no, MeasureErrorNo::kUnknownError);
+  EXPECT_NE(parse_error_of(tophub_with(cost + ", 0,", "[1000000000.0], -1,")), "");
+}
+
+TEST(Record, ConfigIndexMustBeANonNegativeInteger) {
+  const std::string index = "\"index\": 8797896";
+  for (const char* bad : {"\"index\": -7", "\"index\": 1e30", "\"index\": 18446744073709551621", "\"index\": 1.5",
+                          "\"index\": \"3\"", "\"index\": null"}) {
+    EXPECT_NE(parse_error_of(tophub_with(index, bad)), "") << bad;
+  }
+  EXPECT_NE(parse_error_of(tophub_with(index + ", ", "")), "");  // no index at all
+  auto zero = decode_record_line(tophub_with(index, "\"index\": 0"));
+  ASSERT_TRUE(zero);
+  EXPECT_EQ(zero->second.config_index(), 0u);
+  auto max = decode_record_line(tophub_with(index, "\"index\": 18446744073709551615"));
+  ASSERT_TRUE(max);
+  EXPECT_EQ(max->second.config_index(), 18446744073709551615u);
+}
+
+TEST(Record, VersionIsRequired) {
+  EXPECT_NE(parse_error_of(tophub_with(", \"version\": 0.2", "")).find("missing \"version\""), std::string::npos);
+  EXPECT_NE(parse_error_of(tophub_with("\"version\": 0.2", "\"version\": 0.3")), "");
+  EXPECT_NE(parse_error_of(tophub_with("\"version\": 0.2", "\"version\": \"0.2\"")), "");
+}
+
+TEST(Record, UnreadableInputsAreOneClearError) {
+  const std::string dir = temp_path("logdir");
+  std::filesystem::create_directories(dir);
+  auto d = load_records(dir);
+  ASSERT_FALSE(d);
+  EXPECT_EQ(d.status().code(), StatusCode::kIoError);
+  EXPECT_NE(d.status().message().find("'" + dir + "': Is a directory"), std::string::npos) << d.status().message();
+  std::filesystem::remove(dir);
+
+  auto missing = load_records("/nonexistent/x.log");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.status().message().find("No such file or directory"), std::string::npos);
+
+  const std::string gz = temp_path("log.gz");
+  { std::ofstream(gz, std::ios::binary) << std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xfe\n\x01\n", 15); }
+  for (bool strict : {false, true}) {
+    LoadOptions o;
+    o.strict = strict;
+    auto g = load_records(gz, o);
+    ASSERT_FALSE(g);
+    EXPECT_NE(g.status().message().find("gzip-compressed"), std::string::npos) << g.status().message();
+  }
+  if (::geteuid() != 0) {  // root reads anything
+    ::chmod(gz.c_str(), 0);
+    auto denied = load_records(gz);
+    ASSERT_FALSE(denied);
+    EXPECT_NE(denied.status().message().find("Permission denied"), std::string::npos) << denied.status().message();
+  }
+  std::remove(gz.c_str());
+}
+
 TEST(Target, KeysAndModel) {
   auto t = parse_target("cuda -model=titanx");
   EXPECT_EQ(t.kind, "cuda");
@@ -167,6 +300,128 @@ TEST(Store, PickBestAndWriteRecords) {
   EXPECT_EQ(back->size(), 2u);
   EXPECT_EQ(top_k(all, a.workload_key(), 5).size(), 3u);
   std::remove(path.c_str());
+}
+
+Record timed(const Record& base, double timestamp) {
+  Record r = base;
+  r.timestamp_s = timestamp;
+  return r;
+}
+
+TEST(Store, LockedRewriteLosesNoConcurrentAppend) {
+  const std::string path = temp_path("live.log");
+  std::remove(path.c_str());
+  const Record base = decode_record_line(file_lines(kData + "tophub_lines.log")[3])->second;
+  constexpr int kAppends = 4000;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    JsonLinesStore store(path);
+    for (int i = 0; i < kAppends; ++i) {
+      if (!store.append(timed(base, i))) ::_exit(1);
+    }
+    ::_exit(0);
+  }
+  // Rewrite the log in place (the same content) as often as possible while the child appends.
+  int rewrites = 0, status = 0;
+  while (::waitpid(child, &status, WNOHANG) == 0) {
+    auto lock = LockedLog::acquire(path);
+    ASSERT_TRUE(lock) << lock.status().to_string();
+    auto current = lock->load();
+    ASSERT_TRUE(current) << current.status().to_string();
+    ASSERT_TRUE(lock->replace(*current));
+    ++rewrites;
+  }
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_GT(rewrites, 0);
+  auto all = load_records(path);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->size(), static_cast<std::size_t>(kAppends)) << rewrites << " rewrites";
+  std::remove(path.c_str());
+}
+
+TEST(Store, LockedReadModifyReplaceSerializes) {
+  const std::string path = temp_path("union.log");
+  std::remove(path.c_str());
+  const Record base = decode_record_line(file_lines(kData + "tophub_lines.log")[3])->second;
+  constexpr int kThreads = 8, kEach = 20;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        auto lock = LockedLog::acquire(path);
+        ASSERT_TRUE(lock) << lock.status().to_string();
+        auto current = lock->load();
+        ASSERT_TRUE(current);
+        current->push_back(timed(base, t * 1000 + i));
+        ASSERT_TRUE(lock->replace(*current));
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  auto all = load_records(path);
+  ASSERT_TRUE(all);
+  EXPECT_EQ(all->size(), static_cast<std::size_t>(kThreads * kEach));
+  std::remove(path.c_str());
+}
+
+TEST(Store, LockedLogKeepsModeAndRemovesAFileItOnlyCreated) {
+  const std::string path = temp_path("mode.log");
+  std::remove(path.c_str());
+  {
+    auto lock = LockedLog::acquire(path);
+    ASSERT_TRUE(lock);
+    EXPECT_TRUE(lock->created());
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));  // nothing was written: no empty file left
+  const Record base = decode_record_line(file_lines(kData + "tophub_lines.log")[3])->second;
+  ASSERT_TRUE(write_records(path, std::vector<Record>{base}));
+  ::chmod(path.c_str(), 0640);
+  ASSERT_TRUE(write_records(path, std::vector<Record>{base, base}));
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  EXPECT_EQ(load_records(path)->size(), 2u);
+  const std::string dir = temp_path("outdir");
+  std::filesystem::create_directories(dir);
+  auto d = LockedLog::acquire(dir);
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.status().message().find(dir), std::string::npos);
+  std::filesystem::remove(dir);
+  std::remove(path.c_str());
+}
+
+TEST(Store, OnlyTheLastRecordsSpaceDefinitionCompetes) {
+  auto lines = file_lines(kData + "tophub_lines.log");
+  Record old_fast = decode_record_line(lines[2])->second;
+  old_fast.space_hash = "aaaa";
+  old_fast.costs_s = {1e-6};
+  Record current = old_fast;
+  current.space_hash = "bbbb";
+  current.costs_s = {1e-3};
+  current.config["index"] = 5;
+  Record current_slow = current;
+  current_slow.costs_s = {2e-3};
+  current_slow.config["index"] = 6;
+  Record other = decode_record_line(lines[3])->second;  // another workload, no hash
+  std::vector<Record> all{old_fast, current_slow, other, current, old_fast, current_slow};
+  auto kept = current_definition_records(all);
+  ASSERT_EQ(kept.size(), 4u);
+  for (const auto& r : kept) EXPECT_NE(r.space_hash, "aaaa");
+  auto cuda = [&](const std::vector<Record>& v) {
+    auto it = std::find_if(v.begin(), v.end(), [&](const Record& r) { return r.task_name == current.task_name; });
+    return it == v.end() ? Record{} : *it;
+  };
+  auto best = pick_best(all);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(cuda(best).config_index(), 5u);  // not the faster record of the other definition
+  EXPECT_EQ(cuda(best_records(all)).config_index(), 5u);
+  EXPECT_EQ(top_k(all, current.workload_key(), 5).size(), 3u);
+  // The last record decides, whatever its definition: here the old one.
+  all.push_back(old_fast);
+  best = pick_best(all);
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(cuda(best).space_hash, "aaaa");
 }
 
 TEST(Resume, RecordsFromAnotherSpaceAreRefused) {
