@@ -201,8 +201,9 @@ TEST(Record, ConfigIndexMustBeANonNegativeInteger) {
   EXPECT_EQ(max->second.config_index(), 18446744073709551615u);
 }
 
-TEST(Record, VersionIsRequired) {
-  EXPECT_NE(parse_error_of(tophub_with(", \"version\": 0.2", "")).find("missing \"version\""), std::string::npos);
+TEST(Record, VersionIsOptionalButMustBeV02) {
+  // Upstream's reader ignores the field, so a row without it is a v0.2 row.
+  EXPECT_EQ(parse_error_of(tophub_with(", \"version\": 0.2", "")), "");
   EXPECT_NE(parse_error_of(tophub_with("\"version\": 0.2", "\"version\": 0.3")), "");
   EXPECT_NE(parse_error_of(tophub_with("\"version\": 0.2", "\"version\": \"0.2\"")), "");
 }
