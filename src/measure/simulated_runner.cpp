@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -400,10 +401,6 @@ class FieldMatcher {
   }
   bool has(std::size_t n) const noexcept { return found_[n] != 0; }
   dom::element at(std::size_t n) const noexcept { return values_[n]; }
-  /// The number at `n`, 0 when absent or not a number (compile_time and the like).
-  double number_or_zero(std::size_t n) const {
-    return has(n) ? number_of(values_[n]).value_or(0.0) : 0.0;
-  }
 
  private:
   static constexpr int kUnseen = -2;  // -1: a field that is none of the names
@@ -422,11 +419,40 @@ class FieldMatcher {
   std::vector<int> seen_slot_;         // and its slot
 };
 
-MeasureErrorNo failure_code(std::string_view s) {
-  if (s == "CompilationFailedConfig" || s == "compile") return MeasureErrorNo::kCompileDevice;
-  if (s == "RuntimeFailedConfig" || s == "runtime") return MeasureErrorNo::kRuntimeDevice;
-  if (s == "InvalidConfig" || s == "constraints") return MeasureErrorNo::kInstantiationError;
-  return MeasureErrorNo::kUnknownError;
+/// The failure a Kernel Tuner cache records instead of a time (its ErrorConfig names; the cache
+/// schema's enum), or nullopt for any other string.
+std::optional<MeasureErrorNo> kernel_tuner_failure(std::string_view s) {
+  if (s == "CompilationFailedConfig") return MeasureErrorNo::kCompileDevice;
+  if (s == "RuntimeFailedConfig") return MeasureErrorNo::kRuntimeDevice;
+  if (s == "InvalidConfig") return MeasureErrorNo::kInstantiationError;
+  return std::nullopt;
+}
+constexpr std::string_view kKernelTunerFailures =
+    "InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig";
+
+/// The failure of a T4 `invalidity` other than "correct" (the T4 results schema's enum), or
+/// nullopt for any other string.
+std::optional<MeasureErrorNo> t4_failure(std::string_view s) {
+  if (s == "compile") return MeasureErrorNo::kCompileDevice;
+  if (s == "runtime") return MeasureErrorNo::kRuntimeDevice;
+  if (s == "constraints") return MeasureErrorNo::kInstantiationError;
+  if (s == "timeout") return MeasureErrorNo::kRunTimeout;
+  if (s == "correctness") return MeasureErrorNo::kWrongAnswer;
+  return std::nullopt;
+}
+constexpr std::string_view kT4Invalidities =
+    "correct, compile, runtime, constraints, timeout, correctness";
+
+/// True for a recorded objective: a finite number of milliseconds > 0.
+bool is_recorded_time(double ms) noexcept { return std::isfinite(ms) && ms > 0.0; }
+
+/// A time charged to the simulated clock (compile_time and the like) at field `n` of `m`: 0
+/// when absent, else a finite number >= 0; nullopt for anything else.
+std::optional<double> charge_of(const FieldMatcher& m, std::size_t n) {
+  if (!m.has(n)) return 0.0;
+  const auto v = number_of(m.at(n));
+  if (!v || !std::isfinite(*v) || *v < 0.0) return std::nullopt;
+  return v;
 }
 
 std::uint64_t fnv1a64(std::string_view s, std::uint64_t h = 0xcbf29ce484222325ULL) {
@@ -541,6 +567,10 @@ Status ReplayData::Builder::kernel_tuner(const TopLevel& top, const std::string&
     for (const auto& [name, list] : tp_lists) d.names_.emplace_back(name);
   }
   const std::size_t np = d.names_.size();
+  if (np == 0) {
+    return parse_error(source, top.tune_params_keys ? "'tune_params_keys' names no parameter"
+                                                    : "'tune_params' has no parameter");
+  }
   std::vector<ValueList> lists(np);
   for (std::size_t p = 0; p < np; ++p) {
     auto it = std::find_if(tp_lists.begin(), tp_lists.end(),
@@ -550,17 +580,22 @@ Status ReplayData::Builder::kernel_tuner(const TopLevel& top, const std::string&
         values.size() == 0) {
       return parse_error(source, "tune_params has no value list for '" + d.names_[p] + "'");
     }
-    for (dom::element v : values) lists[p].push_back(v);
+    for (dom::element v : values) {
+      if (lists[p].find(v) != lists[p].size()) {
+        return parse_error(source, fmt::format("tune_params '{}' lists the value {} twice",
+                                               d.names_[p], json_of<OJson>(v).dump()));
+      }
+      lists[p].push_back(v);
+    }
     d.values_.push_back(lists[p].plain());
   }
 
   // Fields of a record: the parameters, then these.
   enum : std::size_t { kTime, kCompile, kVerification, kBenchmark, kFramework, kStrategy };
+  static constexpr const char* kFields[] = {"time",           "compile_time",   "verification_time",
+                                            "benchmark_time", "framework_time", "strategy_time"};
   std::vector<std::string> fields = d.names_;
-  for (const char* f : {"time", "compile_time", "verification_time", "benchmark_time",
-                        "framework_time", "strategy_time"}) {
-    fields.emplace_back(f);
-  }
+  for (const char* f : kFields) fields.emplace_back(f);
   FieldMatcher rec(std::move(fields));
   const auto cache = as<dom::object>(*top.cache);
   d.entries_.reserve(cache.size());
@@ -589,24 +624,42 @@ Status ReplayData::Builder::kernel_tuner(const TopLevel& top, const std::string&
     }
     const dom::element t = rec.at(np + kTime);
     if (const auto time = number_of(t)) {
-      if (*time < 1e20) {
-        e.time_ms = *time;
-      } else {
+      if (*time >= 1e20) {  // the failure sentinel of older files
         e.error_no = MeasureErrorNo::kRuntimeDevice;
         e.failure = "RuntimeFailedConfig";
+      } else if (is_recorded_time(*time)) {
+        e.time_ms = *time;
+      } else {
+        return parse_error(source, fmt::format("cache entry '{}': 'time' is {}; a recorded time is "
+                                               "a finite number of milliseconds > 0",
+                                               key, json_of<OJson>(t).dump()));
       }
     } else if (const auto failure = string_of(t)) {
+      const auto code = kernel_tuner_failure(*failure);
+      if (!code) {
+        return parse_error(source,
+                           fmt::format("cache entry '{}': 'time' is {}, neither a number "
+                                       "nor a failure Kernel Tuner writes ({})",
+                                       key, json_of<OJson>(t).dump(), kKernelTunerFailures));
+      }
       e.failure = *failure;
-      e.error_no = failure_code(e.failure);
+      e.error_no = *code;
     } else {
       return parse_error(
           source, fmt::format("cache entry '{}': 'time' is neither a number nor a string", key));
     }
-    e.compile_ms = rec.number_or_zero(np + kCompile);
-    e.verification_ms = rec.number_or_zero(np + kVerification);
-    e.benchmark_ms = rec.number_or_zero(np + kBenchmark);
-    e.framework_ms = rec.number_or_zero(np + kFramework);
-    e.strategy_ms = rec.number_or_zero(np + kStrategy);
+    double* const charges[] = {&e.compile_ms, &e.verification_ms, &e.benchmark_ms, &e.framework_ms,
+                               &e.strategy_ms};
+    for (std::size_t f = kCompile; f <= kStrategy; ++f) {
+      const auto ms = charge_of(rec, np + f);
+      if (!ms) {
+        return parse_error(source,
+                           fmt::format("cache entry '{}': '{}' is {}; a recorded time is a "
+                                       "finite number of milliseconds >= 0",
+                                       key, kFields[f], json_of<OJson>(rec.at(np + f)).dump()));
+      }
+      *charges[f - kCompile] = *ms;
+    }
     d.entries_.push_back(std::move(e));
   }
   return Status::ok();
@@ -643,14 +696,17 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
     rs.push_back(x);
   }
 
-  // Parameters in the order of the first configuration; each one's values are those seen,
-  // numbers ascending.
-  for (dom::key_value_pair f : rs[0].configuration) {
-    if (std::find(d.names_.begin(), d.names_.end(), f.key) == d.names_.end()) {
-      d.names_.emplace_back(f.key);
+  // Parameters in order of first appearance (every result must name them all); each one's
+  // values are those seen, numbers ascending.
+  for (const Result& r : rs) {
+    for (dom::key_value_pair f : r.configuration) {
+      if (std::find(d.names_.begin(), d.names_.end(), f.key) == d.names_.end()) {
+        d.names_.emplace_back(f.key);
+      }
     }
   }
   const std::size_t np = d.names_.size();
+  if (np == 0) return parse_error(source, "T4 results name no parameter");
   FieldMatcher cfg(d.names_);
   std::vector<ValueList> lists(np);
   std::vector<dom::element> values(rs.size() * np);  // result i, parameter p at i * np + p
@@ -658,7 +714,9 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
     cfg.match(rs[i].configuration);
     for (std::size_t p = 0; p < np; ++p) {
       if (!cfg.has(p)) {
-        return parse_error(source, "T4 result without parameter '" + d.names_[p] + "'");
+        return parse_error(source, fmt::format("T4 result {} has no parameter '{}' (other results "
+                                               "have it)",
+                                               i, d.names_[p]));
       }
       values[i * np + p] = cfg.at(p);
       if (lists[p].find(cfg.at(p)) == lists[p].size()) lists[p].push_back(cfg.at(p));
@@ -684,10 +742,20 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
     dom::object times;
     if (r.times->get_object().get(times) == simdjson::SUCCESS) {
       time_fields.match(times);
-      e.compile_ms = time_fields.number_or_zero(kCompilation);
-      e.framework_ms = time_fields.number_or_zero(kFramework);
-      e.strategy_ms = time_fields.number_or_zero(kSearch);
-      e.verification_ms = time_fields.number_or_zero(kValidation);
+      static constexpr const char* kTimeNames[] = {"compilation", "framework", "search_algorithm",
+                                                   "validation"};
+      double* const charges[] = {&e.compile_ms, &e.framework_ms, &e.strategy_ms,
+                                 &e.verification_ms};
+      for (std::size_t f = kCompilation; f <= kValidation; ++f) {
+        const auto ms = charge_of(time_fields, f);
+        if (!ms) {
+          return parse_error(
+              source, fmt::format("T4 result {}: times.{} is {}; a recorded time is "
+                                  "a finite number of milliseconds >= 0",
+                                  i, kTimeNames[f], json_of<OJson>(time_fields.at(f)).dump()));
+        }
+        *charges[f] = *ms;
+      }
       dom::array runtimes;
       if (time_fields.has(kRuntimes) &&
           time_fields.at(kRuntimes).get_array().get(runtimes) == simdjson::SUCCESS) {
@@ -696,6 +764,11 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
           if (!v) {
             return parse_error(source, fmt::format("T4 result {}: a runtime is a {}, not a number",
                                                    i, type_name(x)));
+          }
+          if (!std::isfinite(*v) || *v < 0.0) {
+            return parse_error(source, fmt::format("T4 result {}: a runtime is {}; a recorded time "
+                                                   "is a finite number of milliseconds >= 0",
+                                                   i, json_of<OJson>(x).dump()));
           }
           e.benchmark_ms += *v;
         }
@@ -738,12 +811,36 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
       }
     }
     const std::optional<double> time = value ? number_of(*value) : std::nullopt;
-    if (invalidity == "correct" && time && *time < 1e20) {
-      e.time_ms = *time;
-    } else {
-      const auto failure = value ? string_of(*value) : std::nullopt;
+    const std::optional<std::string_view> failure = value ? string_of(*value) : std::nullopt;
+    if (invalidity != "correct") {
+      const auto code = t4_failure(invalidity);
+      if (!code) {
+        return parse_error(source,
+                           fmt::format("T4 result {}: 'invalidity' is \"{}\", not one of {}", i,
+                                       invalidity, kT4Invalidities));
+      }
       e.failure = failure ? *failure : invalidity;
-      e.error_no = failure_code(invalidity == "correct" ? std::string_view(e.failure) : invalidity);
+      e.error_no = *code;
+    } else if (time && *time >= 1e20) {  // the failure sentinel of older files
+      e.failure = "RuntimeFailedConfig";
+      e.error_no = MeasureErrorNo::kRuntimeDevice;
+    } else if (time) {
+      if (!is_recorded_time(*time)) {
+        return parse_error(source,
+                           fmt::format("T4 result {}: the time measurement is {}; a "
+                                       "recorded time is a finite number of milliseconds > 0",
+                                       i, json_of<OJson>(*value).dump()));
+      }
+      e.time_ms = *time;
+    } else if (failure && kernel_tuner_failure(*failure)) {
+      e.failure = *failure;
+      e.error_no = *kernel_tuner_failure(*failure);
+    } else {
+      return parse_error(
+          source, fmt::format("T4 result {} is \"correct\" but its time measurement is {}, neither "
+                              "a number nor a failure Kernel Tuner writes ({})",
+                              i, value ? json_of<OJson>(*value).dump() : std::string("missing"),
+                              kKernelTunerFailures));
     }
     d.entries_.push_back(std::move(e));
   }
@@ -792,7 +889,15 @@ Status ReplayData::finish() {
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     const std::uint64_t index = space->knobs_to_index(entries_[i].knobs);
     if ((*table)[index] >= 0) {
-      return parse_error(source_, fmt::format("configuration {} is recorded twice", index));
+      std::string config;
+      for (std::size_t p = 0; p < names_.size(); ++p) {
+        config += fmt::format("{}{}={}", p ? ", " : "", names_[p],
+                              values_[p][entries_[i].knobs[p]].dump());
+      }
+      return parse_error(
+          source_,
+          fmt::format("configuration {} is recorded twice ({} {} and {})", config,
+                      format_ == "t4" ? "T4 results" : "cache entries", (*table)[index], i));
     }
     (*table)[index] = static_cast<std::int32_t>(i);
     keys.push_back(index);

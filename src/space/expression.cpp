@@ -38,7 +38,13 @@ struct Node {
   Fn fn = Fn::kMin;
   std::vector<int> args;  // kCompare, kIn, kCall
   std::vector<Cmp> cmp_ops;
+  std::size_t column = 0;  // of the operator, function name or literal, for messages
 };
+
+// The parser recurses once per nesting level and the evaluator once per tree level; both are
+// bounded so that no input exhausts the stack.
+constexpr int kMaxNesting = 200;     // parentheses, brackets, calls, `not` and unary operators
+constexpr int kMaxTreeDepth = 1000;  // operators on the longest path, chains included
 
 enum class Tok : std::uint8_t { kEnd, kNumber, kString, kName, kOp, kLParen, kRParen, kLBracket, kRBracket, kComma };
 
@@ -70,6 +76,11 @@ class Parser {
     auto root = parse_or();
     if (!root) return root.status();
     if (peek().kind != Tok::kEnd) return error("unexpected '" + peek().text + "'", peek().column);
+    if (too_deep_) {
+      return error(
+          fmt::format("more than {} operators on one path of the expression", kMaxTreeDepth),
+          too_deep_column_);
+    }
     impl_.root = *root;
     return Status::ok();
   }
@@ -158,26 +169,47 @@ class Parser {
   }
 
   int add(Node n) {
+    int depth = 0;
+    for (int child : n.args) depth = std::max(depth, depth_[static_cast<std::size_t>(child)]);
+    for (int child : {n.a, n.b}) {
+      if (child >= 0) depth = std::max(depth, depth_[static_cast<std::size_t>(child)]);
+    }
+    depth_.push_back(depth + 1);
+    if (depth + 1 > kMaxTreeDepth && !too_deep_) {
+      too_deep_ = true;
+      too_deep_column_ = n.column;
+    }
     impl_.nodes.push_back(std::move(n));
     return static_cast<int>(impl_.nodes.size() - 1);
   }
-  int binary(Op op, int a, int b) {
+  int binary(Op op, int a, int b, std::size_t column) {
     Node n;
     n.op = op;
     n.a = a;
     n.b = b;
+    n.column = column;
     return add(std::move(n));
   }
+
+  /// Enters one nesting level at `column`; each successful enter() is paired with a leave().
+  Status enter(std::size_t column) {
+    if (++nesting_ > kMaxNesting) {
+      return error(fmt::format("nested deeper than {} levels", kMaxNesting), column);
+    }
+    return Status::ok();
+  }
+  void leave() noexcept { --nesting_; }
 
   Expected<int> parse_or() {
     auto lhs = parse_and();
     if (!lhs) return lhs;
     int node = *lhs;
     while (is_name("or") || is_op("||")) {
+      const std::size_t column = peek().column;
       ++pos_;
       auto rhs = parse_and();
       if (!rhs) return rhs;
-      node = binary(Op::kOr, node, *rhs);
+      node = binary(Op::kOr, node, *rhs, column);
     }
     return node;
   }
@@ -187,20 +219,24 @@ class Parser {
     if (!lhs) return lhs;
     int node = *lhs;
     while (is_name("and") || is_op("&&")) {
+      const std::size_t column = peek().column;
       ++pos_;
       auto rhs = parse_not();
       if (!rhs) return rhs;
-      node = binary(Op::kAnd, node, *rhs);
+      node = binary(Op::kAnd, node, *rhs, column);
     }
     return node;
   }
 
   Expected<int> parse_not() {
     if (is_name("not") || is_op("!")) {
+      const std::size_t column = peek().column;
+      TUNEKIT_RETURN_IF_ERROR(enter(column));
       ++pos_;
       auto operand = parse_not();
       if (!operand) return operand;
-      return binary(Op::kNot, *operand, -1);
+      leave();
+      return binary(Op::kNot, *operand, -1, column);
     }
     return parse_comparison();
   }
@@ -222,15 +258,18 @@ class Parser {
     if (!first) return first;
     if (is_name("in") || (is_name("not") && is_name("in", 1))) {
       const bool negate = is_name("not");
+      const std::size_t column = peek().column;
       pos_ += negate ? 2 : 1;
       const Token& open = peek();
       Tok close = Tok::kRParen;
       if (open.kind == Tok::kLParen) close = Tok::kRParen;
       else if (open.kind == Tok::kLBracket) close = Tok::kRBracket;
       else return error("'in' needs a tuple or list literal", open.column);
+      TUNEKIT_RETURN_IF_ERROR(enter(open.column));
       ++pos_;
       Node n;
       n.op = negate ? Op::kNotIn : Op::kIn;
+      n.column = column;
       n.args.push_back(*first);
       while (peek().kind != close) {
         auto item = parse_bitor();
@@ -240,12 +279,14 @@ class Parser {
         if (peek().kind != close) return error("expected ',' or closing bracket", peek().column);
       }
       ++pos_;
+      leave();
       return add(std::move(n));
     }
     auto op = comparison_op();
     if (!op) return first;
     Node n;
     n.op = Op::kCompare;
+    n.column = peek().column;
     n.args.push_back(*first);
     while (op) {
       ++pos_;
@@ -269,10 +310,11 @@ class Parser {
         if (is_op(text)) { found = op; break; }
       }
       if (!found) return node;
+      const std::size_t column = peek().column;
       ++pos_;
       auto rhs = (this->*next)();
       if (!rhs) return rhs;
-      node = binary(*found, node, *rhs);
+      node = binary(*found, node, *rhs, column);
     }
   }
 
@@ -293,10 +335,13 @@ class Parser {
   Expected<int> parse_unary() {
     if (is_op("-") || is_op("+") || is_op("~")) {
       const Op op = is_op("-") ? Op::kNeg : (is_op("+") ? Op::kPos : Op::kInvert);
+      const std::size_t column = peek().column;
+      TUNEKIT_RETURN_IF_ERROR(enter(column));
       ++pos_;
       auto operand = parse_unary();
       if (!operand) return operand;
-      return binary(op, *operand, -1);
+      leave();
+      return binary(op, *operand, -1, column);
     }
     return parse_power();
   }
@@ -305,10 +350,13 @@ class Parser {
     auto base = parse_atom();
     if (!base) return base;
     if (is_op("**")) {
+      const std::size_t column = peek().column;
+      TUNEKIT_RETURN_IF_ERROR(enter(column));
       ++pos_;
       auto exponent = parse_unary();  // right associative, binds tighter than unary on the left
       if (!exponent) return exponent;
-      return binary(Op::kPow, *base, *exponent);
+      leave();
+      return binary(Op::kPow, *base, *exponent, column);
     }
     return base;
   }
@@ -319,6 +367,7 @@ class Parser {
       case Tok::kNumber: {
         ++pos_;
         Node n;
+        n.column = t.column;
         n.op = Op::kNumber;
         n.number = t.number;
         return add(std::move(n));
@@ -326,17 +375,20 @@ class Parser {
       case Tok::kString: {
         ++pos_;
         Node n;
+        n.column = t.column;
         n.op = Op::kString;
         n.slot = impl_.strings.size();
         impl_.strings.push_back(t.text);
         return add(std::move(n));
       }
       case Tok::kLParen: {
+        TUNEKIT_RETURN_IF_ERROR(enter(t.column));
         ++pos_;
         auto inner = parse_or();
         if (!inner) return inner;
         if (peek().kind != Tok::kRParen) return error("expected ')'", peek().column);
         ++pos_;
+        leave();
         return inner;
       }
       case Tok::kName: {
@@ -344,12 +396,14 @@ class Parser {
         if (t.text == "True" || t.text == "true" || t.text == "False" || t.text == "false") {
           Node n;
           n.op = Op::kNumber;
+          n.column = t.column;
           n.number = (t.text[0] == 'T' || t.text[0] == 't') ? 1.0 : 0.0;
           return add(std::move(n));
         }
         if (peek().kind == Tok::kLParen) return parse_call(t);
         Node n;
         n.op = Op::kVariable;
+        n.column = t.column;
         auto& vars = impl_.variables;
         auto it = std::find(vars.begin(), vars.end(), t.text);
         n.slot = static_cast<std::size_t>(it - vars.begin());
@@ -371,10 +425,12 @@ class Parser {
       if (name.text == text) fn = f;
     }
     if (!fn) return error("unknown function '" + name.text + "'", name.column);
+    TUNEKIT_RETURN_IF_ERROR(enter(name.column));
     ++pos_;  // '('
     Node n;
     n.op = Op::kCall;
     n.fn = *fn;
+    n.column = name.column;
     while (peek().kind != Tok::kRParen) {
       auto arg = parse_or();
       if (!arg) return arg;
@@ -389,12 +445,17 @@ class Parser {
     if ((variadic && argc == 0) || (!variadic && argc != want)) {
       return error(fmt::format("wrong number of arguments to '{}'", name.text), name.column);
     }
+    leave();
     return add(std::move(n));
   }
 
   Expression::Impl& impl_;
   std::vector<Token> tokens_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
+  std::vector<int> depth_;  // per node: operators on its longest path, itself included
+  bool too_deep_ = false;
+  std::size_t too_deep_column_ = 0;
 };
 
 struct EvalError {};
@@ -553,6 +614,137 @@ class Evaluator {
   std::span<const ExprValue> slots_;
 };
 
+std::string_view op_text(Op op) {
+  switch (op) {
+    case Op::kBitOr: return "|";
+    case Op::kBitXor: return "^";
+    case Op::kBitAnd: return "&";
+    case Op::kShl: return "<<";
+    case Op::kShr: return ">>";
+    case Op::kAdd: return "+";
+    case Op::kSub: return "-";
+    case Op::kMul: return "*";
+    case Op::kDiv: return "/";
+    case Op::kFloorDiv: return "//";
+    case Op::kMod: return "%";
+    case Op::kPow: return "**";
+    case Op::kNeg: return "unary -";
+    case Op::kPos: return "unary +";
+    case Op::kInvert: return "~";
+    default: return "operator";
+  }
+}
+
+std::string_view fn_text(Fn fn) {
+  switch (fn) {
+    case Fn::kMin: return "min";
+    case Fn::kMax: return "max";
+    case Fn::kAbs: return "abs";
+    case Fn::kInt: return "int";
+    case Fn::kFloat: return "float";
+    case Fn::kRound: return "round";
+    case Fn::kFloor: return "floor";
+    case Fn::kCeil: return "ceil";
+    case Fn::kSqrt: return "sqrt";
+    case Fn::kLog: return "log";
+    case Fn::kLog2: return "log2";
+    case Fn::kPow: return "pow";
+  }
+  return "function";
+}
+
+/// Static types of the nodes of an expression, given the types of its variables; finds the
+/// operations that fail for every value (see Expression::check_types).
+class TypeChecker {
+ public:
+  TypeChecker(const Expression::Impl& impl, std::span<const ExprType> types)
+      : impl_(impl), types_(types) {}
+
+  Expected<ExprType> type_of(int index) const {
+    const Node& n = impl_.nodes[static_cast<std::size_t>(index)];
+    switch (n.op) {
+      case Op::kNumber: return ExprType::kNumber;
+      case Op::kString: return ExprType::kString;
+      case Op::kVariable: return n.slot < types_.size() ? types_[n.slot] : ExprType::kAny;
+      case Op::kOr:
+      case Op::kAnd: {  // the value of one operand
+        auto a = type_of(n.a);
+        if (!a) return a;
+        auto b = type_of(n.b);
+        if (!b) return b;
+        return *a == *b ? *a : ExprType::kAny;
+      }
+      case Op::kNot: {
+        auto a = type_of(n.a);
+        if (!a) return a;
+        return ExprType::kNumber;
+      }
+      case Op::kCompare: {
+        std::vector<ExprType> t;
+        for (int arg : n.args) {
+          auto x = type_of(arg);
+          if (!x) return x;
+          t.push_back(*x);
+        }
+        for (std::size_t i = 0; i < n.cmp_ops.size(); ++i) {
+          const bool ordering = n.cmp_ops[i] != Cmp::kEq && n.cmp_ops[i] != Cmp::kNe;
+          const bool mixed = (t[i] == ExprType::kNumber && t[i + 1] == ExprType::kString) ||
+                             (t[i] == ExprType::kString && t[i + 1] == ExprType::kNumber);
+          if (ordering && mixed) {
+            return error("an ordering comparison between a number and a string always fails",
+                         n.column);
+          }
+        }
+        return ExprType::kNumber;
+      }
+      case Op::kIn:
+      case Op::kNotIn:
+        for (int arg : n.args) {
+          auto x = type_of(arg);
+          if (!x) return x;
+        }
+        return ExprType::kNumber;
+      case Op::kCall:
+        for (int arg : n.args) {
+          auto x = type_of(arg);
+          if (!x) return x;
+          if (*x == ExprType::kString) {
+            return error(fmt::format("'{}' of {} always fails", fn_text(n.fn), operand(arg)),
+                         n.column);
+          }
+        }
+        return ExprType::kNumber;
+      default: break;
+    }
+    for (int arg : {n.a, n.b}) {  // arithmetic, bitwise and unary operators
+      if (arg < 0) continue;
+      auto x = type_of(arg);
+      if (!x) return x;
+      if (*x == ExprType::kString) {
+        return error(fmt::format("'{}' on {} always fails", op_text(n.op), operand(arg)), n.column);
+      }
+    }
+    return ExprType::kNumber;
+  }
+
+ private:
+  Status error(const std::string& what, std::size_t column) const {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("expression '{}': {} at column {}", impl_.text, what, column + 1));
+  }
+  /// "the string parameter 'mode'" for a variable, "a string" otherwise.
+  std::string operand(int index) const {
+    const Node& n = impl_.nodes[static_cast<std::size_t>(index)];
+    if (n.op == Op::kVariable) {
+      return fmt::format("the string parameter '{}'", impl_.variables[n.slot]);
+    }
+    return "a string";
+  }
+
+  const Expression::Impl& impl_;
+  std::span<const ExprType> types_;
+};
+
 }  // namespace
 
 Expected<Expression> Expression::parse(std::string_view text) {
@@ -565,6 +757,11 @@ Expected<Expression> Expression::parse(std::string_view text) {
 }
 
 const std::string& Expression::text() const noexcept { return impl_->text; }
+
+Status Expression::check_types(std::span<const ExprType> types) const {
+  auto t = TypeChecker(*impl_, types).type_of(impl_->root);
+  return t ? Status::ok() : t.status();
+}
 
 const std::vector<std::string>& Expression::variables() const noexcept { return impl_->variables; }
 

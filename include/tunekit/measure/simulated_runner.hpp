@@ -21,14 +21,17 @@ namespace tunekit {
 struct ReplayEntry {
   /// Entity positions in ReplayData::parameter_values(), one per parameter.
   KnobVector knobs;
-  /// The objective (mean of the recorded runs) in ms; NaN for a failed configuration.
+  /// The objective (mean of the recorded runs) in ms, finite and > 0; NaN for a failed
+  /// configuration.
   double time_ms = std::numeric_limits<double>::quiet_NaN();
-  /// kNoError, or how it failed: "CompilationFailedConfig" -> kCompileDevice,
-  /// "RuntimeFailedConfig" (or a time >= 1e20 in old files) -> kRuntimeDevice,
-  /// "InvalidConfig" -> kInstantiationError, any other string -> kUnknownError.
+  /// kNoError, or how it failed: "CompilationFailedConfig" (T4 invalidity "compile") ->
+  /// kCompileDevice, "RuntimeFailedConfig" ("runtime", or a time >= 1e20 in old files) ->
+  /// kRuntimeDevice, "InvalidConfig" ("constraints") -> kInstantiationError; T4 "timeout" ->
+  /// kRunTimeout, "correctness" -> kWrongAnswer. Other strings are rejected by load().
   MeasureErrorNo error_no = MeasureErrorNo::kNoError;
   /// The recorded failure string, empty on success.
   std::string failure;
+  // Times charged to the simulated clock: finite, >= 0, and 0 when the file omits them.
   double compile_ms = 0.0;       ///< compile_time (T4: times.compilation)
   double verification_ms = 0.0;  ///< verification_time (T4: times.validation)
   double benchmark_ms = 0.0;     ///< benchmark_time (T4: sum of times.runtimes)
@@ -56,8 +59,13 @@ struct ReplayEntry {
 class ReplayData {
  public:
   /// Reads and parses `path`. Errors: kIoError (cannot open/read/decompress, a truncated gzip
-  /// stream), kParseError (not JSON, neither format, a record naming an unknown value) naming
-  /// the file.
+  /// stream); kParseError naming the file and the cache key / T4 result index for: not JSON,
+  /// neither format, no parameter, a value listed twice in tune_params, a record naming an
+  /// unknown value or missing a parameter, a configuration recorded twice, a time that is not a
+  /// finite number > 0 ms (the objective) or >= 0 ms (compile_time and the other charged
+  /// times, T4 `times`), a failure string other than Kernel Tuner's InvalidConfig,
+  /// CompilationFailedConfig and RuntimeFailedConfig, a T4 invalidity outside the T4 schema's
+  /// list, and data where every configuration failed.
   static Expected<ReplayData> load(const std::string& path);
   /// Builds from a parsed document, with the checks and results of load(); `source` names it in
   /// messages.

@@ -32,6 +32,9 @@ struct ExprValue {
   bool truthy() const noexcept { return is_number() ? number != 0.0 : !text.empty(); }
 };
 
+/// What a variable of an expression can hold, for Expression::check_types.
+enum class ExprType : std::uint8_t { kNumber, kString, kAny };
+
 /// A parsed expression with Python semantics for the subset Kernel Tuner restrictions use.
 ///
 /// Grammar (lowest precedence first):
@@ -44,17 +47,29 @@ struct ExprValue {
 ///   operators act on integers; numbers are doubles (exact for integers below 2^53).
 /// Errors:  parse errors are kParseError naming the column; evaluation errors (division by zero,
 ///   arithmetic on strings, a slot out of range) are kInvalidArgument.
+/// Limits:  at most 200 nested parentheses, brackets, calls, `not`s and unary operators, and at
+///   most 1000 operators on one path of the tree (a chain `a+b+...` counts each `+`), so that
+///   neither parsing nor evaluation can exhaust the stack.
 /// Cost:    a tree walk over a flat node array, no allocation per evaluation.
 class Expression {
  public:
   /// Parses `text`. Variables are numbered in order of first appearance (see variables()).
-  /// Errors: kParseError "expression '<text>': <what> at column <c>".
+  /// Errors: kParseError "expression '<text>': <what> at column <c>", also for input nested
+  /// beyond the limits above.
   static Expected<Expression> parse(std::string_view text);
 
   /// The source text.
   const std::string& text() const noexcept;
   /// Variable names, in slot order.
   const std::vector<std::string>& variables() const noexcept;
+
+  /// Reports an operation that fails whatever the values of variables of these types:
+  /// arithmetic, bitwise or unary operators or a function call on a string, or an ordering
+  /// comparison (`< <= > >=`) between a number and a string. Evaluation would fail there for
+  /// every point, so a restriction containing one rejects every point that reaches it.
+  /// `types[i]` is the type of variables()[i]; kAny, or no entry, assumes nothing.
+  /// Errors: kInvalidArgument "expression '<text>': <what> at column <c>".
+  Status check_types(std::span<const ExprType> types) const;
 
   /// Evaluates with `slots[i]` as the value of variables()[i].
   Expected<ExprValue> evaluate(std::span<const ExprValue> slots) const;

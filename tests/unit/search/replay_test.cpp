@@ -59,13 +59,13 @@ std::string write_gzip(const testing::TempDir& dir, const std::string& name,
 
 TEST(ReplayData, FilesAndDocumentsGiveTheSameKernelTunerData) {
   // Parameter order from tune_params_keys; 16.0 is the value 16; failures as strings, and 1e20
-  // as in old files; a compile_time that is not a number counts 0.
+  // as in old files; a missing compile_time counts 0.
   const std::string text = R"({"tune_params_keys": ["b", "a"],
     "tune_params": {"a": [16, 32], "b": ["x", "y"]},
     "cache": {"16,x": {"a": 16.0, "b": "x", "time": 1.5, "compile_time": 2, "times": [1.4, 1.6]},
               "32,x": {"b": "x", "a": 32, "time": "CompilationFailedConfig"},
               "16,y": {"a": 16, "b": "y", "time": 1e20},
-              "32,y": {"a": 32, "b": "y", "time": 0.5, "compile_time": "n/a"}}})";
+              "32,y": {"a": 32, "b": "y", "time": 0.5}}})";
   testing::TempDir dir;
   write_gzip(dir, "two_members.json.gz", text.substr(0, 100));
   write_gzip(dir, "two_members.json.gz", text.substr(100), /*append=*/true);
@@ -163,6 +163,131 @@ TEST(ReplayData, DamagedFilesGiveOneErrorNamingTheFile) {
   auto directory = ReplayData::load(dir.file(""));
   ASSERT_FALSE(directory);
   EXPECT_EQ(directory.status().code(), StatusCode::kIoError);
+}
+
+TEST(ReplayData, BadRecordsGiveOneErrorNamingTheFileAndTheRecord) {
+  // Each document differs from a good one in one place; the message names the file and the
+  // cache key or T4 result index, and says what is wrong.
+  struct Case {
+    const char* json;
+    std::string what;
+  };
+  const std::vector<Case> cases = {
+      // Kernel Tuner cache: the objective is a finite time > 0.
+      {R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": -5.0}}})",
+       "cache entry '2': 'time' is -5.0; a recorded time is a finite number of milliseconds > 0"},
+      {R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": 0}}})",
+       "cache entry '2': 'time' is 0; a recorded time"},
+      // Times charged to the simulated clock are finite and >= 0.
+      {R"({"tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0, "compile_time": -1.5}}})",
+       "cache entry '1': 'compile_time' is -1.5; a recorded time is a finite number of "
+       "milliseconds >= 0"},
+      {R"({"tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0, "compile_time": "n/a"}}})",
+       "cache entry '1': 'compile_time' is \"n/a\""},
+      {R"({"tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0, "framework_time": -2}}})",
+       "cache entry '1': 'framework_time' is -2"},
+      {R"({"tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0, "verification_time": null}}})",
+       "cache entry '1': 'verification_time' is null"},
+      // Only the failures Kernel Tuner writes.
+      {R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": "fast"}}})",
+       "cache entry '2': 'time' is \"fast\", neither a number nor a failure Kernel Tuner writes "
+       "(InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig)"},
+      // tune_params: each value once, at least one parameter.
+      {R"({"tune_params": {"a": [1, 1, 2, 3]}, "cache": {"1": {"a": 1, "time": 1.0}}})",
+       "tune_params 'a' lists the value 1 twice"},
+      {R"({"tune_params": {"a": [1, 2.0, 2]}, "cache": {"1": {"a": 1, "time": 1.0}}})",
+       "tune_params 'a' lists the value 2 twice"},
+      {R"({"tune_params": {}, "cache": {"": {"time": 1.0}, "x": {"time": 2.0}}})",
+       "'tune_params' has no parameter"},
+      {R"({"tune_params_keys": [], "tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0}}})",
+       "'tune_params_keys' names no parameter"},
+      {R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "1.0": {"a": 1.0, "time": 2.0}}})",
+       "configuration a=1 is recorded twice (cache entries 0 and 1)"},
+      // T4: the same rules, naming the result index.
+      {R"({"results": [{"configuration": {"a": 1}, "times": {}, "invalidity": "correct",
+                        "measurements": [{"name": "time", "value": -3.0}]}]})",
+       "T4 result 0: the time measurement is -3.0; a recorded time is a finite number of "
+       "milliseconds > 0"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {"compilation": -1}, "invalidity": "correct",
+                        "measurements": [{"name": "time", "value": 3.0}]}]})",
+       "T4 result 0: times.compilation is -1; a recorded time is a finite number of milliseconds "
+       ">= 0"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {"framework": "x"},
+                        "measurements": [{"name": "time", "value": 3.0}]}]})",
+       "T4 result 0: times.framework is \"x\""},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {"runtimes": [1.0, -1.0]},
+                        "measurements": [{"name": "time", "value": 3.0}]}]})",
+       "T4 result 0: a runtime is -1.0"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {}, "invalidity": "correct",
+                        "measurements": [{"name": "time", "value": "fast"}]}]})",
+       "T4 result 0 is \"correct\" but its time measurement is \"fast\""},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {}, "invalidity": "correct"}]})",
+       "T4 result 0 is \"correct\" but its time measurement is missing"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {}, "invalidity": "slow",
+                        "measurements": [{"name": "time", "value": "RuntimeFailedConfig"}]}]})",
+       "T4 result 0: 'invalidity' is \"slow\", not one of correct, compile, runtime"},
+      // Every result names every parameter (names come from all results, not the first).
+      {R"({"results": [{"configuration": {"a": 1}, "times": {}, "measurements": [{"name": "time", "value": 1.0}]},
+                       {"configuration": {"a": 2, "b": 1}, "times": {}, "measurements": [{"name": "time", "value": 1.0}]}]})",
+       "T4 result 0 has no parameter 'b'"},
+      {R"({"results": [{"configuration": {"a": 1, "extra": 1}, "times": {}, "measurements": [{"name": "time", "value": 1.0}]},
+                       {"configuration": {"a": 1, "extra": 2}, "times": {}, "measurements": [{"name": "time", "value": 1.0}]},
+                       {"configuration": {"a": 2}, "times": {}, "measurements": [{"name": "time", "value": 1.0}]}]})",
+       "T4 result 2 has no parameter 'extra'"},
+      {R"({"results": [{"configuration": {}, "times": {}, "measurements": [{"name": "time", "value": 1.0}]}]})",
+       "T4 results name no parameter"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {}, "measurements": [{"name": "time", "value": 1.0}]},
+                       {"configuration": {"a": 1}, "times": {}, "measurements": [{"name": "time", "value": 2.0}]}]})",
+       "configuration a=1 is recorded twice (T4 results 0 and 1)"},
+  };
+  testing::TempDir dir;
+  for (const Case& c : cases) {
+    const std::string path = dir.write("bad.json", c.json);
+    for (const auto& d : {ReplayData::load(path),
+                          ReplayData::from_json(nlohmann::ordered_json::parse(c.json), path)}) {
+      ASSERT_FALSE(d) << c.json;
+      EXPECT_EQ(d.status().code(), StatusCode::kParseError) << d.status().to_string();
+      EXPECT_EQ(d.status().message().rfind(path + ": ", 0), 0u) << d.status().to_string();
+      EXPECT_NE(d.status().message().find(c.what), std::string::npos)
+          << d.status().to_string() << "\nwanted: " << c.what;
+    }
+  }
+}
+
+TEST(ReplayData, FailuresMapToTheirCodes) {
+  // Kernel Tuner's three failure strings; the T4 schema's invalidity values.
+  auto kt =
+      ReplayData::from_json(nlohmann::ordered_json::parse(R"({"tune_params": {"a": [1, 2, 3, 4]},
+    "cache": {"1": {"a": 1, "time": 2.5, "compile_time": 0, "benchmark_time": 1e3},
+              "2": {"a": 2, "time": "InvalidConfig"}, "3": {"a": 3, "time": "CompilationFailedConfig"},
+              "4": {"a": 4, "time": "RuntimeFailedConfig"}}})"),
+                            "kt");
+  ASSERT_TRUE(kt) << kt.status().to_string();
+  EXPECT_EQ(kt->entries()[0].total_ms(), 1e3);
+  EXPECT_EQ(kt->entries()[1].error_no, MeasureErrorNo::kInstantiationError);
+  EXPECT_EQ(kt->entries()[2].error_no, MeasureErrorNo::kCompileDevice);
+  EXPECT_EQ(kt->entries()[3].error_no, MeasureErrorNo::kRuntimeDevice);
+  auto t4 = ReplayData::from_json(nlohmann::ordered_json::parse(R"({"results": [
+    {"configuration": {"a": 1}, "times": {}, "invalidity": "correct", "measurements": [{"name": "time", "value": 2.5}]},
+    {"configuration": {"a": 2}, "times": {}, "invalidity": "compile", "measurements": [{"name": "time", "value": "CompilationFailedConfig"}]},
+    {"configuration": {"a": 3}, "times": {}, "invalidity": "runtime"},
+    {"configuration": {"a": 4}, "times": {}, "invalidity": "constraints"},
+    {"configuration": {"a": 5}, "times": {}, "invalidity": "timeout"},
+    {"configuration": {"a": 6}, "times": {}, "invalidity": "correctness"},
+    {"configuration": {"a": 7}, "times": {}, "invalidity": "correct", "measurements": [{"name": "time", "value": "RuntimeFailedConfig"}]}]})"),
+                                  "t4");
+  ASSERT_TRUE(t4) << t4.status().to_string();
+  const auto& e = t4->entries();
+  EXPECT_EQ(e[0].time_ms, 2.5);
+  EXPECT_EQ(e[1].error_no, MeasureErrorNo::kCompileDevice);
+  EXPECT_EQ(e[1].failure, "CompilationFailedConfig");
+  EXPECT_EQ(e[2].error_no, MeasureErrorNo::kRuntimeDevice);
+  EXPECT_EQ(e[2].failure, "runtime");
+  EXPECT_EQ(e[3].error_no, MeasureErrorNo::kInstantiationError);
+  EXPECT_EQ(e[4].error_no, MeasureErrorNo::kRunTimeout);
+  EXPECT_EQ(e[5].error_no, MeasureErrorNo::kWrongAnswer);
+  EXPECT_EQ(e[6].error_no, MeasureErrorNo::kRuntimeDevice);
+  EXPECT_EQ(t4->valid_count(), 1u);
 }
 
 TEST(SimulatedRunner, AnswersFromTheDataAndChargesRecordedTimes) {
@@ -298,7 +423,8 @@ TEST(SharedData, Brute_forcedFilesMatchTheirReadme) {
   };
   for (const Want& w : {Want{"convolution_milo_A100.json.gz", 4362, 4201, 0.5536},
                         Want{"convolution_milo_A100_T4.json.gz", 4362, 4201, 0.5536},
-                        Want{"dedispersion_milo_A100.json.gz", 11130, 11130, 68.12}}) {
+                        Want{"dedispersion_milo_A100.json.gz", 11130, 11130, 68.12},
+                        Want{"gemm_clblast_RTX_3090.json.gz", 17956, 17956, 5.658}}) {
     auto d = ReplayData::load(dir + w.file);
     ASSERT_TRUE(d) << d.status().to_string();
     EXPECT_EQ(d->entries().size(), w.entries) << w.file;

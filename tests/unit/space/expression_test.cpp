@@ -80,6 +80,102 @@ TEST(Expression, ErrorsAreValues) {
   EXPECT_FALSE(str->evaluate({}));
 }
 
+TEST(Expression, NestingIsBoundedWithAParseError) {
+  // 1800 parentheses used to overflow the stack in the recursive-descent parser.
+  const std::string deep = std::string(1800, '(') + "1" + std::string(1800, ')');
+  auto e = Expression::parse(deep);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.status().code(), StatusCode::kParseError);
+  EXPECT_NE(e.status().message().find("nested deeper than 200 levels at column 201"),
+            std::string::npos)
+      << e.status().to_string();
+  // The same for the other recursive forms: unary operators, `not`, `**`, calls, `in` lists.
+  for (const std::string& text : {std::string(5000, '-') + "1",
+                                  [] {
+                                    std::string s;
+                                    for (int i = 0; i < 5000; ++i) s += "not ";
+                                    return s + "1";
+                                  }(),
+                                  [] {
+                                    std::string s = "2";
+                                    for (int i = 0; i < 5000; ++i) s += "**2";
+                                    return s;
+                                  }(),
+                                  [] {
+                                    std::string s;
+                                    for (int i = 0; i < 5000; ++i) s += "abs(";
+                                    return s + "1" + std::string(5000, ')');
+                                  }(),
+                                  [] {
+                                    std::string s;
+                                    for (int i = 0; i < 5000; ++i) s += "1 in [(";
+                                    std::string close;
+                                    for (int i = 0; i < 5000; ++i) close += ")]";
+                                    return s + "1" + close;
+                                  }()}) {
+    auto x = Expression::parse(text);
+    ASSERT_FALSE(x) << text.substr(0, 20);
+    EXPECT_NE(x.status().message().find("nested deeper than 200 levels"), std::string::npos)
+        << x.status().to_string().substr(0, 200);
+  }
+  // 200 levels parse and evaluate.
+  auto ok = Expression::parse(std::string(200, '(') + "1" + std::string(200, ')'));
+  ASSERT_TRUE(ok) << ok.status().to_string();
+  EXPECT_EQ(ok->evaluate({})->number, 1.0);
+  // A long chain nests nothing but makes a deep tree, which the evaluator walks recursively.
+  std::string chain = "1";
+  for (int i = 0; i < 100000; ++i) chain += "+1";
+  auto long_chain = Expression::parse(chain);
+  ASSERT_FALSE(long_chain);
+  EXPECT_NE(long_chain.status().message().find("more than 1000 operators on one path"),
+            std::string::npos);
+  std::string fits = "1";
+  for (int i = 0; i < 999; ++i) fits += "+1";
+  auto fitting = Expression::parse(fits);
+  ASSERT_TRUE(fitting) << fitting.status().to_string().substr(0, 200);
+  EXPECT_EQ(fitting->evaluate({})->number, 1000.0);
+}
+
+TEST(Expression, CheckTypesFindsOperationsThatAlwaysFail) {
+  const ExprType s = ExprType::kString, n = ExprType::kNumber, any = ExprType::kAny;
+  struct Case {
+    const char* text;
+    std::vector<ExprType> types;
+    const char* what;  // nullptr: no error
+  };
+  const std::vector<Case> cases = {
+      {"a + 1 > 2", {s}, "'+' on the string parameter 'a' always fails at column 3"},
+      {"1 - a", {s}, "'-' on the string parameter 'a' always fails"},
+      {"-a", {s}, "'unary -' on the string parameter 'a'"},
+      {"'x' * 2", {}, "'*' on a string always fails at column 5"},
+      {"min(a, 2)", {s}, "'min' of the string parameter 'a' always fails at column 1"},
+      {"a < 3",
+       {s},
+       "an ordering comparison between a number and a string always fails at column 3"},
+      {"1 <= b < a", {n, s}, "an ordering comparison"},
+      {"(a or 'x') + 1", {s}, "'+' on a string"},
+      {"a + 1 > 2", {any}, nullptr},  // mixed values: some points may pass
+      {"a + 1 > 2", {n}, nullptr},
+      {"a == 'x' or a != 3", {s}, nullptr},
+      {"a in ('x', 1)", {s}, nullptr},
+      {"a < 'b'", {s}, nullptr},
+      {"(a or 1) + 1", {s}, nullptr},  // 'x' or 1 is either
+      {"a + 1", {}, nullptr},          // unknown types assume nothing
+  };
+  for (const Case& c : cases) {
+    auto e = Expression::parse(c.text);
+    ASSERT_TRUE(e) << c.text;
+    Status st = e->check_types(c.types);
+    if (c.what == nullptr) {
+      EXPECT_TRUE(st.is_ok()) << c.text << ": " << st.to_string();
+    } else {
+      EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << c.text;
+      EXPECT_NE(st.message().find(c.what), std::string::npos) << st.to_string();
+      EXPECT_NE(st.message().find(std::string("expression '") + c.text + "'"), std::string::npos);
+    }
+  }
+}
+
 TEST(SpaceSpec, BenchmarkHubRestrictions) {
   // CLBlast GEMM restrictions (tuning-caches README) on one valid and one invalid point.
   const auto spec = nlohmann::ordered_json::parse(R"({
@@ -142,6 +238,122 @@ TEST(SpaceSpec, ListFormKernelTunerKeysAndErrors) {
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
   EXPECT_FALSE(load_space_spec("/nonexistent/spec.json"));
+}
+
+/// The message of a spec that must fail with kInvalidArgument ("" when it loads).
+std::string spec_error(const char* json) {
+  auto space = space_from_spec(nlohmann::ordered_json::parse(json));
+  if (space) return "";
+  EXPECT_EQ(space.status().code(), StatusCode::kInvalidArgument) << space.status().to_string();
+  return space.status().message();
+}
+
+#define EXPECT_SPEC_ERROR(json, what)                                                       \
+  do {                                                                                      \
+    const std::string message = spec_error(json);                                           \
+    EXPECT_NE(message.find(what), std::string::npos) << (json) << "\n  gives: " << message; \
+  } while (0)
+
+TEST(SpaceSpec, RangesAreCountedBeforeTheyAreBuilt) {
+  // 10^15 values used to be built one by one (std::bad_alloc or tens of GB).
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [0, 1e15]}}})",
+                    "parameter 'a': range [0, 1000000000000000) with step 1 has 1000000000000000 "
+                    "values; a knob holds at most 1000000");
+  EXPECT_SPEC_ERROR(
+      R"({"parameters": {"a": {"range": [-9223372036854775808, 9223372036854775807]}}})",
+      "has 18446744073709551615 values");
+  EXPECT_SPEC_ERROR(
+      R"({"parameters": {"a": {"range": [9223372036854775807, -9223372036854775808, -1]}}})",
+      "has 18446744073709551615 values");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [0, 1000001]}}})", "has 1000001 values");
+  auto limit = space_from_spec(
+      nlohmann::ordered_json::parse(R"({"parameters": {"a": {"range": [0, 1000000]}}})"));
+  ASSERT_TRUE(limit) << limit.status().to_string();
+  EXPECT_EQ(limit->range_length(), 1000000u);
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [5, 5]}}})",
+                    "parameter 'a': range [5, 5) with step 1 has no value");
+  // Python range semantics, the last value just below the end, near the int64 limits too.
+  auto space = space_from_spec(nlohmann::ordered_json::parse(
+      R"({"parameters": {"a": {"range": [10, 0, -3]}, "b": {"range": [9223372036854775800, 9223372036854775807, 3]},
+                         "c": {"power2": [3, 1e3]}}})"));
+  ASSERT_TRUE(space) << space.status().to_string();
+  EXPECT_EQ(space->knob(0).entities, (std::vector<nlohmann::json>{10, 7, 4, 1}));
+  EXPECT_EQ(
+      space->knob(1).entities,
+      (std::vector<nlohmann::json>{9223372036854775800, 9223372036854775803, 9223372036854775806}));
+  EXPECT_EQ(space->knob(2).entities,
+            (std::vector<nlohmann::json>{4, 8, 16, 32, 64, 128, 256, 512}));
+  auto big = space_from_spec(
+      nlohmann::ordered_json::parse(R"({"parameters": {"a": {"power2": [1, 9.2e18]}}})"));
+  ASSERT_TRUE(big) << big.status().to_string();
+  EXPECT_EQ(big->knob(0).size(), 63u);
+}
+
+TEST(SpaceSpec, BoundsSayWhatIsWrongAndNameTheParameter) {
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [0, 1, 0.1]}}})",
+                    "parameter 'a': range step is 0.1, not an integer");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [0, 1, 0]}}})",
+                    "parameter 'a': range step is 0");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"power2": [1, 1e300]}}})",
+                    "parameter 'a': power2 max is 1e+300, outside the 64-bit integer range");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": ["a", "b"]}}})",
+                    "parameter 'a': range begin is \"a\", not an integer");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"power2": [1, null]}}})",
+                    "parameter 'a': power2 max is null");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"power2": [9, 15]}}})",
+                    "parameter 'a': power2 [9, 15] holds no power of two");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [1]}}})",
+                    "parameter 'a': range is [begin, end]");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": [1, 2, 1.0]}})",
+                    "parameter 'a': value 1.0 is listed twice");
+  EXPECT_SPEC_ERROR(R"({"parameters": [{"name": 3, "values": [1]}]})",
+                    "space spec: parameter entry 0: \"name\" must be a string");
+  EXPECT_SPEC_ERROR(R"({"parameters": {}})", "space spec: no parameter");
+}
+
+TEST(SpaceSpec, UnknownKeysAreRejectedAtEveryLevel) {
+  EXPECT_SPEC_ERROR(
+      R"({"parameters": {"a": [1, 2]}, "restrictons": ["a > 1"]})",
+      "space spec: unknown key \"restrictons\" (accepted: \"parameters\", \"tune_params\", "
+      "\"tune_params_keys\", \"restrictions\")");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [0, 4], "step": 2}}})",
+                    "parameter 'a': unknown key \"step\" (accepted: \"range\")");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"range": [0, 4], "power2": [1, 4]}}})",
+                    "parameter 'a': unknown key \"power2\" (accepted: \"range\")");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": {"rnage": [0, 4]}}})",
+                    "parameter 'a': an object needs \"range\" or \"power2\" (keys: \"rnage\")");
+  EXPECT_SPEC_ERROR(
+      R"({"parameters": [{"name": "a", "value": [1]}]})",
+      "space spec: parameter entry 0: unknown key \"value\" (accepted: \"name\", \"values\")");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": [1]}, "tune_params": {"a": [1]}})",
+                    "both \"parameters\" and \"tune_params\"");
+  EXPECT_SPEC_ERROR(R"({"tune_params": {"a": [1], "b": [2]}, "tune_params_keys": ["a"]})",
+                    "parameter 'b' is missing from tune_params_keys");
+}
+
+TEST(SpaceSpec, RestrictionsThatFailForEveryPointAreErrors) {
+  // Small spaces are counted: restrictions that exclude every point are an error.
+  EXPECT_SPEC_ERROR(
+      R"({"parameters": {"a": [1, 2], "b": {"range": [0, 8]}}, "restrictions": ["a * b > 100"]})",
+      "space spec: no configuration of the 16 points passes the restrictions");
+  auto fine = space_from_spec(nlohmann::ordered_json::parse(
+      R"({"parameters": {"a": [1, 2], "b": {"range": [0, 8]}}, "restrictions": ["a * b > 13"]})"));
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(fine->valid_count(), 1u);
+  // Larger ones are not enumerated (ConfigSpace::random_valid finds out).
+  auto large = space_from_spec(nlohmann::ordered_json::parse(
+      R"({"parameters": {"a": {"range": [0, 2000]}, "b": {"range": [0, 2000]}}, "restrictions": ["a + b < 0"]})"));
+  EXPECT_TRUE(large) << large.status().to_string();
+  // Arithmetic on a parameter that only holds strings fails for every point.
+  EXPECT_SPEC_ERROR(
+      R"({"parameters": {"a": ["x", "y"], "b": [1, 2]}, "restrictions": ["a + 1 > b"]})",
+      "expression 'a + 1 > b': '+' on the string parameter 'a' always fails at column 3");
+  EXPECT_SPEC_ERROR(R"({"parameters": {"a": ["x", "y"]}, "restrictions": ["a < 2"]})",
+                    "an ordering comparison between a number and a string always fails");
+  auto mixed = space_from_spec(nlohmann::ordered_json::parse(
+      R"({"parameters": {"a": ["x", 1, 2]}, "restrictions": "a == 'x' or a + 1 > 2"})"));
+  ASSERT_TRUE(mixed) << mixed.status().to_string();
+  EXPECT_EQ(mixed->valid_count(), 2u);
 }
 
 }  // namespace
