@@ -11,130 +11,123 @@
 #include <utility>
 #include <vector>
 
+#include "search/setting_readers.hpp"
 #include "tunekit/search/strategies.hpp"
 
 namespace tunekit {
 
 namespace {
 
+using setting::integer_in;
+using setting::kNoLimit;
+using setting::number_in;
+using setting::Open;
 using Setter = void (*)(AutoSettings&, const nlohmann::json&);
 
-// Typed readers of one setting; they throw std::invalid_argument, which from_json reports with
-// the key.
-std::size_t count_of(const nlohmann::json& v) {
-  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0))
-    throw std::invalid_argument("must be a non-negative integer");
-  return v.get<std::size_t>();
-}
-int small_count_of(const nlohmann::json& v) {
-  const auto n = count_of(v);
-  if (n > 1000000) throw std::invalid_argument("must be at most 1000000");
-  return static_cast<int>(n);
-}
-double real_of(const nlohmann::json& v) {
-  if (!v.is_number()) throw std::invalid_argument("must be a number");
-  const double d = v.get<double>();
-  if (!std::isfinite(d)) throw std::invalid_argument("must be finite");
-  return d;
-}
+// Limits of the settings (documented in AutoSettings::from_json and docs/search.md).
+constexpr std::uint64_t kMaxPool = 1000000;    // candidates of one kind per step, top_k, pack
+constexpr std::uint64_t kMaxTrees = 10000;     // forest trees (each is refitted)
+constexpr std::uint64_t kMaxDepth = 64;        // tree depth (forest and boosted trees)
+constexpr std::uint64_t kMaxGbtDepth = 12;     // BoostedTreesModel stores complete trees
+constexpr std::uint64_t kMaxRounds = 1000000;  // boosting rounds
+constexpr std::size_t kMaxNoiseGrid = 100;     // pair_noise_grid values (one factor each)
+constexpr double kMaxVariance = 1e6;
+constexpr double kMinNoise = 1e-6;  // a noise variance that keeps the Cholesky factor positive
 
-/// Every key AutoSettings::from_json accepts, with how it sets the field.
+// Readers of the auto settings, each with the range of its field.
+std::size_t pool_of(const nlohmann::json& v) { return integer_in(v, 0, kMaxPool); }
+double fraction_of(const nlohmann::json& v) { return number_in(v, 0.0, 1.0, Open::kLow); }
+double probability_of(const nlohmann::json& v) { return number_in(v, 0.0, 1.0); }
+double variance_of(const nlohmann::json& v) { return number_in(v, 0.0, kMaxVariance); }
+double noise_of(const nlohmann::json& v) { return number_in(v, kMinNoise, kMaxVariance); }
+
+/// Every key AutoSettings::from_json accepts, with how it reads and checks the value.
 const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
+  using J = nlohmann::json;
   static const std::vector<std::pair<std::string_view, Setter>> setters = {
-      {"initial",
-       [](AutoSettings& a, const nlohmann::json& v) { a.initial = count_of(v); }},
-      {"model", [](AutoSettings& a, const nlohmann::json& v) { a.model = v.get<std::string>(); }},
-      {"acquisition",
-       [](AutoSettings& a, const nlohmann::json& v) { a.acquisition = v.get<std::string>(); }},
-      {"ts_trees",
-       [](AutoSettings& a, const nlohmann::json& v) { a.ts_trees = count_of(v); }},
-      {"target", [](AutoSettings& a, const nlohmann::json& v) { a.target = v.get<std::string>(); }},
-      {"failure_penalty",
-       [](AutoSettings& a, const nlohmann::json& v) { a.failure_penalty = real_of(v); }},
-      {"pool_random",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_random = count_of(v); }},
-      {"pool_pairs",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_pairs = count_of(v); }},
-      {"top_k", [](AutoSettings& a, const nlohmann::json& v) { a.top_k = count_of(v); }},
-      {"epsilon", [](AutoSettings& a, const nlohmann::json& v) { a.epsilon = real_of(v); }},
-      {"refit_every_until",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.refit_every_until = count_of(v);
+      {"initial", [](AutoSettings& a, const J& v) { a.initial = integer_in(v, 1); }},
+      {"model",
+       [](AutoSettings& a, const J& v) {
+         a.model = setting::one_of(v, {"pairwise", "gbt", "xgb", "forest"});
        }},
-      {"refit_divisor",
-       [](AutoSettings& a, const nlohmann::json& v) { a.refit_divisor = count_of(v); }},
-      {"trees",
-       [](AutoSettings& a, const nlohmann::json& v) { a.forest.trees = count_of(v); }},
+      {"acquisition",
+       [](AutoSettings& a, const J& v) {
+         a.acquisition = setting::one_of(v, {"ts", "ei", "mean", "none"});
+       }},
+      {"ts_trees", [](AutoSettings& a, const J& v) { a.ts_trees = integer_in(v, 1, kMaxTrees); }},
+      {"target",
+       [](AutoSettings& a, const J& v) {
+         // An empty string is the default: the model's own target.
+         a.target = v == "" ? std::string() : setting::one_of(v, {"log", "inverse", "rank"});
+       }},
+      {"failure_penalty",
+       [](AutoSettings& a, const J& v) { a.failure_penalty = number_in(v, 0.0, kMaxVariance); }},
+      {"pool_random", [](AutoSettings& a, const J& v) { a.pool_random = pool_of(v); }},
+      {"pool_pairs", [](AutoSettings& a, const J& v) { a.pool_pairs = pool_of(v); }},
+      {"top_k", [](AutoSettings& a, const J& v) { a.top_k = pool_of(v); }},
+      {"epsilon", [](AutoSettings& a, const J& v) { a.epsilon = probability_of(v); }},
+      {"refit_every_until",
+       [](AutoSettings& a, const J& v) { a.refit_every_until = integer_in(v, 0); }},
+      {"refit_divisor", [](AutoSettings& a, const J& v) { a.refit_divisor = integer_in(v, 1); }},
+      {"trees", [](AutoSettings& a, const J& v) { a.forest.trees = integer_in(v, 1, kMaxTrees); }},
       {"max_depth",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.max_depth = a.xgb.max_depth = small_count_of(v);
+       [](AutoSettings& a, const J& v) {
+         const auto depth = integer_in(v, 1, kMaxDepth);
+         a.forest.max_depth = depth;
+         a.xgb.max_depth = static_cast<int>(depth);
        }},
       {"feature_fraction",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.feature_fraction = real_of(v);
-       }},
+       [](AutoSettings& a, const J& v) { a.forest.feature_fraction = fraction_of(v); }},
       {"min_samples_leaf",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.min_samples_leaf = count_of(v);
-       }},
+       [](AutoSettings& a, const J& v) { a.forest.min_samples_leaf = integer_in(v, 1, kMaxPool); }},
       {"refresh_trees",
-       [](AutoSettings& a, const nlohmann::json& v) { a.refresh_trees = count_of(v); }},
+       [](AutoSettings& a, const J& v) { a.refresh_trees = integer_in(v, 0, kMaxTrees); }},
       {"min_samples_split",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.forest.min_samples_split = count_of(v);
-       }},
-      {"interactions",
-       [](AutoSettings& a, const nlohmann::json& v) { a.interactions = v.get<bool>(); }},
-      {"pool_recombine",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_recombine = count_of(v); }},
-      {"pool_adjacent",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_adjacent = count_of(v); }},
-      {"pool_density",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pool_density = count_of(v); }},
-      {"good_fraction",
-       [](AutoSettings& a, const nlohmann::json& v) { a.good_fraction = real_of(v); }},
+       [](AutoSettings& a, const J& v) { a.forest.min_samples_split = integer_in(v, 2, kMaxPool); }},
+      {"interactions", [](AutoSettings& a, const J& v) { a.interactions = setting::boolean(v); }},
+      {"pool_recombine", [](AutoSettings& a, const J& v) { a.pool_recombine = pool_of(v); }},
+      {"pool_adjacent", [](AutoSettings& a, const J& v) { a.pool_adjacent = pool_of(v); }},
+      {"pool_density", [](AutoSettings& a, const J& v) { a.pool_density = pool_of(v); }},
+      {"good_fraction", [](AutoSettings& a, const J& v) { a.good_fraction = fraction_of(v); }},
       {"recombine_parents",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.recombine_parents = count_of(v);
-       }},
-      {"stagnation",
-       [](AutoSettings& a, const nlohmann::json& v) { a.stagnation = count_of(v); }},
-      {"repair", [](AutoSettings& a, const nlohmann::json& v) { a.repair = v.get<bool>(); }},
-      {"bootstrap", [](AutoSettings& a, const nlohmann::json& v) { a.bootstrap = v.get<bool>(); }},
+       [](AutoSettings& a, const J& v) { a.recombine_parents = pool_of(v); }},
+      {"stagnation", [](AutoSettings& a, const J& v) { a.stagnation = integer_in(v, 0); }},
+      {"repair", [](AutoSettings& a, const J& v) { a.repair = setting::boolean(v); }},
+      {"bootstrap", [](AutoSettings& a, const J& v) { a.bootstrap = setting::boolean(v); }},
       {"generator",
-       [](AutoSettings& a, const nlohmann::json& v) { a.generator = v.get<std::string>(); }},
-      {"pack_size",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pack_size = count_of(v); }},
-      {"pack_children",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pack_children = count_of(v); }},
-      {"shake_rate",
-       [](AutoSettings& a, const nlohmann::json& v) { a.shake_rate = real_of(v); }},
-      {"jump_rate",
-       [](AutoSettings& a, const nlohmann::json& v) { a.jump_rate = real_of(v); }},
-      {"rounds", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.max_rounds = small_count_of(v); }},
-      {"eta", [](AutoSettings& a, const nlohmann::json& v) { a.xgb.eta = real_of(v); }},
+       [](AutoSettings& a, const J& v) { a.generator = setting::one_of(v, {"pool", "pack"}); }},
+      {"pack_size", [](AutoSettings& a, const J& v) { a.pack_size = pool_of(v); }},
+      {"pack_children", [](AutoSettings& a, const J& v) { a.pack_children = pool_of(v); }},
+      {"shake_rate", [](AutoSettings& a, const J& v) { a.shake_rate = probability_of(v); }},
+      {"jump_rate", [](AutoSettings& a, const J& v) { a.jump_rate = probability_of(v); }},
+      {"rounds",
+       [](AutoSettings& a, const J& v) {
+         a.xgb.max_rounds = static_cast<int>(integer_in(v, 1, kMaxRounds));
+       }},
+      // XGBoost documents eta's range as [0, 1]; 0 would train nothing.
+      {"eta", [](AutoSettings& a, const J& v) { a.xgb.eta = fraction_of(v); }},
       {"min_child_weight",
-       [](AutoSettings& a, const nlohmann::json& v) { a.xgb.min_child_weight = real_of(v); }},
+       [](AutoSettings& a, const J& v) { a.xgb.min_child_weight = variance_of(v); }},
       {"pair_first_variance",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.pairwise.first_order_variance = real_of(v);
-       }},
+       [](AutoSettings& a, const J& v) { a.pairwise.first_order_variance = variance_of(v); }},
       {"pair_variance",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         a.pairwise.pairwise_variance = real_of(v);
-       }},
-      {"pair_max_rows",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.max_rows = count_of(v); }},
+       [](AutoSettings& a, const J& v) { a.pairwise.pairwise_variance = variance_of(v); }},
+      {"pair_max_rows", [](AutoSettings& a, const J& v) { a.pairwise.max_rows = integer_in(v, 2); }},
       {"pair_noise_grid",
-       [](AutoSettings& a, const nlohmann::json& v) {
-         if (!v.is_array()) throw std::invalid_argument("must be an array of numbers");
+       [](AutoSettings& a, const J& v) {
+         if (!v.is_array()) throw setting::BadSetting("must be a list of numbers");
+         if (v.empty()) throw setting::BadSetting("must hold at least one value");
+         if (v.size() > kMaxNoiseGrid)
+           throw setting::BadSetting(fmt::format("must hold at most {} values", kMaxNoiseGrid));
          a.pairwise.noise_grid.clear();
-         for (const auto& e : v) a.pairwise.noise_grid.push_back(real_of(e));
+         try {
+           for (const auto& e : v) a.pairwise.noise_grid.push_back(noise_of(e));
+         } catch (const setting::BadSetting& e) {
+           throw setting::BadSetting(std::string("values ") + e.what());
+         }
        }},
-      {"pair_noise",
-       [](AutoSettings& a, const nlohmann::json& v) { a.pairwise.noise_variance = real_of(v); }},
-      {"keep_best",
-       [](AutoSettings& a, const nlohmann::json& v) { a.keep_best = count_of(v); }},
+      {"pair_noise", [](AutoSettings& a, const J& v) { a.pairwise.noise_variance = noise_of(v); }},
+      {"keep_best", [](AutoSettings& a, const J& v) { a.keep_best = integer_in(v, 0); }},
   };
   return setters;
 }
@@ -145,78 +138,35 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
   AutoSettings a;
   if (!s.is_object())
     return Status(StatusCode::kInvalidArgument, "auto: settings must be a JSON object");
-  try {
-    for (const auto& [k, v] : s.items()) {
-      const auto& setters = auto_setters();
-      auto it = std::find_if(setters.begin(), setters.end(),
-                             [&k = k](const auto& e) { return e.first == k; });
-      if (it == setters.end()) {
-        std::string accepted;
-        for (const auto& e : setters)
-          accepted += (accepted.empty() ? "" : ", ") + std::string(e.first);
-        return Status(StatusCode::kInvalidArgument,
-                      fmt::format("auto: unknown setting '{}' (accepted: {})", k, accepted));
-      }
-      try {
-        it->second(a, v);
-      } catch (const std::exception& e) {
-        return Status(StatusCode::kInvalidArgument,
-                      fmt::format("auto: setting '{}' {}", k, e.what()));
-      }
+  const auto& setters = auto_setters();
+  for (const auto& [k, v] : s.items()) {
+    auto it = std::find_if(setters.begin(), setters.end(),
+                           [&k = k](const auto& e) { return e.first == k; });
+    if (it == setters.end()) {
+      std::string accepted;
+      for (const auto& e : setters)
+        accepted += (accepted.empty() ? "" : ", ") + std::string(e.first);
+      return Status(StatusCode::kInvalidArgument,
+                    fmt::format("auto: unknown setting '{}' (accepted: {})", k, accepted));
     }
-  } catch (const std::exception& e) {
-    return Status(StatusCode::kInvalidArgument, std::string("auto: bad setting: ") + e.what());
+    // Every value is checked whichever model uses it, so a wrong value never waits silently.
+    try {
+      it->second(a, v);
+    } catch (const setting::BadSetting& e) {
+      return setting::error("auto", k, e.what());
+    }
   }
-  if (a.generator != "pool" && a.generator != "pack")
-    return Status(StatusCode::kInvalidArgument, "auto: generator must be pool or pack");
+  // Settings whose range depends on another one.
   if (a.generator == "pack" && a.pack_size < 4)
-    return Status(StatusCode::kInvalidArgument, "auto: pack_size must be >= 4");
-  if (a.model != "forest" && a.model != "xgb" && a.model != "gbt" &&
-      a.model != "pairwise")
-    return Status(StatusCode::kInvalidArgument, "auto: model must be pairwise, gbt, xgb or forest");
-  // Every setting is checked whichever model uses it, so a wrong value never waits silently.
-  if (a.xgb.max_rounds < 1 || a.xgb.max_depth < 1 || !(a.xgb.eta > 0.0) ||
-      !(a.xgb.min_child_weight >= 0.0) || (a.model == "gbt" && a.xgb.max_depth > 12)) {
-    return Status(
-        StatusCode::kInvalidArgument,
-        "auto: need rounds >= 1, eta > 0, min_child_weight >= 0 and max_depth >= 1 (at most 12 "
-        "for model gbt)");
-  }
-  if (a.acquisition != "ts" && a.acquisition != "ei" && a.acquisition != "mean" &&
-      a.acquisition != "none") {
-    return Status(StatusCode::kInvalidArgument, "auto: acquisition must be ts, ei, mean or none");
-  }
-  if (!a.target.empty() && a.target != "log" && a.target != "inverse" && a.target != "rank") {
-    return Status(StatusCode::kInvalidArgument, "auto: target must be log, inverse or rank");
+    return setting::error("auto", "pack_size", "must be at least 4 with generator pack");
+  if (a.model == "gbt" && static_cast<std::uint64_t>(a.xgb.max_depth) > kMaxGbtDepth) {
+    return setting::error("auto", "max_depth",
+                          fmt::format("must be at most {} with model gbt", kMaxGbtDepth));
   }
   if ((a.acquisition == "ei" || a.acquisition == "mean") && a.model != "forest") {
     return Status(StatusCode::kInvalidArgument,
                   "auto: acquisition ei and mean need model forest (the others rank by a "
                   "Thompson-style draw: ts, or none)");
-  }
-  auto in = [](double v, double lo, double hi) { return v >= lo && v <= hi; };
-  if (!in(a.pairwise.first_order_variance, 0.0, 1e6) || !in(a.pairwise.pairwise_variance, 0.0, 1e6) ||
-      !in(a.pairwise.noise_variance, 1e-6, 1e6) || a.pairwise.max_rows < 2 ||
-      std::any_of(a.pairwise.noise_grid.begin(), a.pairwise.noise_grid.end(),
-                  [&](double v) { return !in(v, 1e-6, 1e6); })) {
-    return Status(StatusCode::kInvalidArgument,
-                  "auto: need 0 <= pair_first_variance, pair_variance <= 1e6, 1e-6 <= pair_noise "
-                  "(and every value of pair_noise_grid) <= 1e6 and pair_max_rows >= 2");
-  }
-  if (!(a.failure_penalty >= 0.0))
-    return Status(StatusCode::kInvalidArgument, "auto: failure_penalty must be >= 0");
-  constexpr std::size_t kMaxPool = 1000000;
-  if (a.pool_random > kMaxPool || a.pool_recombine > kMaxPool || a.pool_adjacent > kMaxPool ||
-      a.pool_density > kMaxPool || a.pool_pairs > kMaxPool || a.pack_children > kMaxPool ||
-      a.top_k > kMaxPool) {
-    return Status(StatusCode::kInvalidArgument,
-                  "auto: pool sizes, pack_children and top_k must be at most 1000000");
-  }
-  if (a.initial < 1 || a.refit_divisor < 1 || a.forest.trees < 1 || a.ts_trees < 1 ||
-      a.epsilon < 0 || a.epsilon > 1) {
-    return Status(StatusCode::kInvalidArgument,
-                  "auto: need initial >= 1, refit_divisor >= 1, trees >= 1, ts_trees >= 1, 0 <= "
-                  "epsilon <= 1");
   }
   return a;
 }

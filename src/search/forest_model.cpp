@@ -171,7 +171,10 @@ Status ForestModel::fit(const FeatureMatrix& x, std::span<const double> y,
                         std::span<const double> base_margin, std::span<const double> weights) {
   trees_.assign(settings_.trees, Tree{});
   next_tree_ = 0;
-  return build(x, y, base_margin, weights, 0, settings_.trees);
+  Status st = build(x, y, base_margin, weights, 0, settings_.trees);
+  // A failed fit leaves no model: empty trees must not pass for fitted ones in predict().
+  if (!st) trees_.clear();
+  return st;
 }
 
 Status ForestModel::refresh(const FeatureMatrix& x, std::span<const double> y, std::size_t count) {
@@ -194,6 +197,15 @@ Status ForestModel::build(const FeatureMatrix& x, std::span<const double> y,
   }
   if (settings_.trees == 0)
     return Status(StatusCode::kInvalidArgument, "forest: trees must be >= 1");
+  // The split's feature subset holds ceil(fraction * features) of them: more than there are
+  // (or a negative count) would draw features out of range.
+  if (!(settings_.feature_fraction > 0.0 && settings_.feature_fraction <= 1.0)) {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("forest: feature_fraction must be in (0, 1], got {}",
+                              settings_.feature_fraction));
+  }
+  if (settings_.min_samples_leaf == 0)
+    return Status(StatusCode::kInvalidArgument, "forest: min_samples_leaf must be >= 1");
   const std::size_t n = x.rows, cols = x.cols;
   std::vector<double> target(y.begin(), y.end());
   for (std::size_t i = 0; i < base_margin.size(); ++i) target[i] -= base_margin[i];

@@ -2,7 +2,10 @@
 // countable_valid, shared by the strategies that know when a space is exhausted.
 #include "tunekit/search/strategies.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string>
 
 namespace tunekit {
 
@@ -20,7 +23,11 @@ std::optional<std::uint64_t> countable_valid(const ConfigSpace& space, std::uint
 Status GridSearchStrategy::initialize(const ConfigSpace& space, std::uint64_t /*seed*/) {
   space_ = &space;
   stop_ = std::min(end_.value_or(space.range_length() - 1), space.range_length() - 1) + 1;
-  if (begin_ >= stop_) return Status(StatusCode::kInvalidArgument, "grid: empty index range");
+  if (begin_ >= stop_) {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("grid: empty index range: begin {}, end {}, the space's indices are 0 to {}",
+                              begin_, end_ ? std::to_string(*end_) : "last", space.range_length() - 1));
+  }
   next_ = space.is_valid(begin_) ? std::optional<std::uint64_t>(begin_)
                                  : space.get_next_index(begin_, 1, begin_, stop_);
   return Status::ok();

@@ -1,6 +1,9 @@
 // RandomSearchStrategy: uniform valid indices without repeats (AutoTVM RandomTuner, final:
 // rejection sampling), enumerating the remainder once rejection stops finding new points.
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string>
 
 #include "tunekit/search/strategies.hpp"
 
@@ -10,7 +13,11 @@ Status RandomSearchStrategy::initialize(const ConfigSpace& space, std::uint64_t 
   space_ = &space;
   rng_.reseed(seed);
   stop_ = std::min(end_.value_or(space.range_length() - 1), space.range_length() - 1) + 1;
-  if (begin_ >= stop_) return Status(StatusCode::kInvalidArgument, "random: empty index range");
+  if (begin_ >= stop_) {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("random: empty index range: begin {}, end {}, the space's indices are 0 to {}",
+                              begin_, end_ ? std::to_string(*end_) : "last", space.range_length() - 1));
+  }
   valid_ = countable_valid(space, begin_, stop_ - 1);
   visited_.clear();
   exhausted_ = valid_ && *valid_ == 0;

@@ -11,8 +11,12 @@ Status SimulatedAnnealingStrategy::initialize(const ConfigSpace& space, std::uin
   if (settings_.neighbour != "hamming" && settings_.neighbour != "adjacent") {
     return Status(StatusCode::kInvalidArgument, "sa: neighbour must be hamming or adjacent");
   }
-  if (!(settings_.alpha > 0.0 && settings_.alpha < 1.0) || settings_.t_min <= 0 || settings_.t_start <= settings_.t_min) {
-    return Status(StatusCode::kInvalidArgument, "sa: need 0 < alpha < 1 and 0 < t_min < t_start");
+  if (!(settings_.alpha > 0.0 && settings_.alpha < 1.0)) {
+    return Status(StatusCode::kInvalidArgument, "sa: alpha must be in (0, 1)");
+  }
+  if (!(settings_.t_min > 0.0)) return Status(StatusCode::kInvalidArgument, "sa: t_min must be > 0");
+  if (!(settings_.t_start > settings_.t_min)) {
+    return Status(StatusCode::kInvalidArgument, "sa: t_start must be greater than t_min");
   }
   space_ = &space;
   rng_.reseed(seed);

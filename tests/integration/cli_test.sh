@@ -18,6 +18,15 @@ expect_fail() {  # name, expected substring of stderr, command...
   if [ "$(wc -l <err.txt)" -gt 2 ]; then fail "$name: more than one error line"; cat err.txt; return; fi
   pass
 }
+expect_early_fail() {  # name, exit status, expected substring of stderr, command...: nothing on stdout
+  local name="$1" code="$2" needle="$3"; shift 3
+  "$@" >out.txt 2>err.txt; local rc=$?
+  if [ "$rc" -ne "$code" ]; then fail "$name: exit $rc, expected $code"; cat err.txt; return; fi
+  if ! grep -qF -- "$needle" err.txt; then fail "$name: stderr lacks '$needle'"; cat err.txt; return; fi
+  if [ "$(wc -l <err.txt)" -gt 2 ]; then fail "$name: more than one error line"; cat err.txt; return; fi
+  if [ -s out.txt ]; then fail "$name: printed before failing"; cat out.txt; return; fi
+  pass
+}
 
 expect_ok help "$TK" --help
 expect_ok help-tune-file "$TK" tune-file --help
@@ -98,6 +107,45 @@ expect_fail simulate-negative-count "pool_random" "$TK" simulate --data "$CONV" 
 expect_fail simulate-fraction-count "pool_pairs" "$TK" simulate --data "$CONV" --settings '{"pool_pairs":64.5}'
 expect_fail simulate-overflow "not JSON" "$TK" simulate --data "$CONV" --settings '{"pair_noise":1e400}'
 expect_fail simulate-ei-without-forest "ei and mean" "$TK" simulate --data "$CONV" --settings '{"acquisition":"ei"}'
+# Settings out of range are usage errors (exit 2) naming the key, reported before any data is
+# loaded or printed, for every strategy.
+expect_early_fail simulate-feature-fraction 2 "auto: setting 'feature_fraction' must be a number in (0, 1]" \
+  "$TK" simulate --data "$CONV" --runs 1 --budget 20 --no-score --settings '{"model":"forest","feature_fraction":2}'
+for bad in 1.01 -1; do
+  expect_early_fail "simulate-feature-fraction-$bad" 2 "feature_fraction" \
+    "$TK" simulate --data "$CONV" --runs 1 --budget 20 --no-score --settings "{\"model\":\"forest\",\"feature_fraction\":$bad}"
+done
+expect_early_fail simulate-good-fraction 2 "setting 'good_fraction'" "$TK" simulate --data "$CONV" --settings '{"good_fraction":5}'
+expect_early_fail simulate-empty-noise-grid 2 "setting 'pair_noise_grid' must hold at least one value" \
+  "$TK" simulate --data "$CONV" --settings '{"pair_noise_grid":[]}'
+expect_early_fail simulate-many-trees 2 "setting 'trees' must be an integer in [1, 10000]" \
+  "$TK" simulate --data "$CONV" --settings '{"model":"forest","trees":1000000}'
+expect_early_fail simulate-bool-type 2 "auto: setting 'repair' must be true or false" \
+  "$TK" simulate --data "$CONV" --settings '{"repair":"yes"}'
+expect_early_fail simulate-grid-range 2 "grid: setting 'end' (1) must be >= begin (3)" \
+  "$TK" simulate --data "$CONV" --strategy grid --settings '{"begin":3,"end":1}' --runs 2 --budget 10
+expect_early_fail simulate-grid-negative 2 "grid: setting 'begin' must be a non-negative integer" \
+  "$TK" simulate --data "$CONV" --strategy grid --settings '{"begin":-3}' --runs 2 --budget 10
+expect_early_fail simulate-grid-past-space 2 "grid: empty index range: begin 30000000" \
+  "$TK" simulate --data "$CONV" --strategy grid --settings '{"begin":30000000}' --runs 2 --budget 10
+expect_early_fail simulate-xgb-plan 2 "xgb: setting 'plan_size' must be an integer in [1, 100000]" \
+  "$TK" simulate --data "$CONV" --strategy xgb --settings '{"plan_size":0}' --runs 2 --budget 10
+expect_early_fail simulate-sa-alpha 2 "sa: setting 'alpha'" \
+  "$TK" simulate --data "$CONV" --strategy sa --settings '{"alpha":1}' --runs 2 --budget 10
+# Every --data file is checked before the first is replayed.
+expect_early_fail simulate-missing-second 1 "nope.json" \
+  "$TK" simulate --data "$CONV" --data nope.json --runs 1 --budget 10 --no-score
+expect_early_fail simulate-data-dir 1 "is a directory" "$TK" simulate --data . --runs 1 --budget 10 --no-score
+# 'all' combines with other names; each strategy runs once.
+expect_ok simulate-all-and-auto "$TK" simulate --data "$CONV" --strategy all --strategy auto --runs 1 \
+  --budget 5 --no-score --threads 1
+[ "$(grep -c '^auto ' out.txt)" -eq 1 ] && [ "$(grep -c '^xgb-rank-binary ' out.txt)" -eq 1 ] && pass || \
+  { fail "simulate: 'all' with 'auto' should run every strategy once"; cat out.txt; }
+# Seeds are 64-bit unsigned: negative and overflowing ones are refused, the largest one runs.
+expect_early_fail simulate-negative-seed 2 "--seed" "$TK" simulate --data "$CONV" --seed -1
+expect_early_fail simulate-seed-overflow 2 "--seed" "$TK" simulate --data "$CONV" --seed 18446744073709551616
+expect_ok simulate-largest-seed "$TK" simulate --data "$CONV" --seed 18446744073709551615 --runs 1 --budget 5 \
+  --no-score --threads 1
 
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,9 +1,16 @@
 // `tunekit simulate`: replays search strategies on brute-forced tuning data and prints, per
 // strategy, the mean fraction of optimum after N evaluations and the methodology score.
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -54,6 +61,54 @@ std::vector<std::size_t> parse_budgets(const std::string& text) {
   return out;
 }
 
+// Fails unless `path` can be opened for reading and is not a directory, so that every --data
+// file is checked before the first one is replayed.
+void check_data_file(const std::string& path) {
+  using tunekit::cli::CommandFailure;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("simulate: --data '{}': {}", path, std::strerror(errno))};
+  }
+  struct stat st {};
+  const bool directory = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  ::close(fd);
+  if (directory) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("simulate: --data '{}' is a directory", path)};
+  }
+}
+
+// The --strategy names in the order given, 'all' standing for every strategy, each name once.
+std::vector<std::string> expand_strategies(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& name : names) {
+    const std::vector<std::string> these =
+        name == "all" ? tunekit::strategy_names() : std::vector<std::string>{name};
+    for (const auto& n : these) {
+      if (std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+    }
+  }
+  return out;
+}
+
+// CLI11 check of --seed: a whole decimal number that fits 64 bits unsigned (CLI11 itself would
+// wrap -1 and 2^64 around).
+CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ec != std::errc() || stop != end) {
+          return fmt::format("'{}' is not a whole number in [0, {}]", text,
+                             std::numeric_limits<std::uint64_t>::max());
+        }
+        return {};
+      },
+      "UINT64", "seed_number");
+}
+
 void run_simulate(const SimulateArgs& args) {
   using tunekit::cli::CommandFailure;
   const auto budgets = parse_budgets(args.budgets);
@@ -64,18 +119,20 @@ void run_simulate(const SimulateArgs& args) {
   } catch (const nlohmann::json::exception& e) {
     throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("simulate: --settings is not JSON: {}", e.what())};
   }
+  if (settings.is_null()) settings = nlohmann::json::object();
   if (!(args.percentile > 0.0 && args.percentile < 1.0))
     throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --percentile must be in (0, 1)"};
-  std::vector<std::string> strategies = args.strategies;
-  if (strategies.size() == 1 && strategies[0] == "all") strategies = tunekit::strategy_names();
+  const std::vector<std::string> strategies = expand_strategies(args.strategies);
   if (strategies.size() > 1 && !settings.empty()) {
     throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --settings applies to one --strategy only"};
   }
-  // Unknown strategies and bad settings are reported before any data is loaded or printed.
+  // Unknown strategies, bad settings and unreadable data files are reported before any data is
+  // loaded or printed.
   for (const auto& name : strategies) {
-    auto probe = tunekit::make_strategy(name, settings.is_null() ? nlohmann::json::object() : settings);
+    auto probe = tunekit::make_strategy(name, settings);
     if (!probe) throw CommandFailure{tunekit::cli::kExitUsage, probe.status().message()};
   }
+  for (const auto& path : args.data) check_data_file(path);
   const unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
   tunekit::MethodologySettings ms;
   ms.cutoff_percentile = args.percentile;
@@ -89,6 +146,14 @@ void run_simulate(const SimulateArgs& args) {
     if (!loaded) throw CommandFailure{tunekit::cli::kExitFailure, loaded.status().message()};
     const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
     auto data = std::make_shared<const tunekit::ReplayData>(std::move(*loaded));
+    // Settings that do not fit this file's space (a grid range past its last index) fail here,
+    // before the file's table starts.
+    for (const auto& name : strategies) {
+      auto probe = tunekit::make_strategy(name, settings);
+      if (!probe) throw CommandFailure{tunekit::cli::kExitUsage, probe.status().message()};
+      const auto st = (*probe)->initialize(*data->space(), args.seed);
+      if (!st) throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("{}: {}", path, st.message())};
+    }
     const auto budget = tunekit::methodology_budget(*data, ms);
     nlohmann::json file_report = {{"data", path},
                                   {"kernel", data->kernel_name()},
@@ -127,7 +192,7 @@ void run_simulate(const SimulateArgs& args) {
     for (const auto& s : strategies) {
       tunekit::SimulationOptions so;
       so.strategy = s;
-      so.settings = settings.is_null() ? nlohmann::json::object() : settings;
+      so.settings = settings;
       so.evaluations = max_budget;
       so.time_s = args.no_score ? 0.0 : budget.end_s;
       so.runs = args.runs;
@@ -174,10 +239,13 @@ void register_simulate_command(CLI::App& app) {
       "Replay search strategies on brute-forced data (Kernel Tuner cache or T4 files, .json or .json.gz): "
       "mean fraction of optimum after N evaluations and the methodology score of Willemsen et al.");
   cmd->add_option("--data", args->data, "Data file(s) to replay")->required();
-  cmd->add_option("--strategy", args->strategies, "Strategy name(s), or 'all' (default: auto)");
+  cmd->add_option("--strategy", args->strategies,
+                  "Strategy name(s); 'all' stands for every strategy, a name given twice runs once "
+                  "(default: auto)");
   cmd->add_option("--budget", args->budgets, "Evaluations, one number or a comma list (default 200)");
   cmd->add_option("--runs", args->runs, "Runs per strategy (default 50)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", args->seed, "Seed of the first run; run r uses seed+r (default 0)");
+  cmd->add_option("--seed", args->seed, "Seed of the first run, 0 to 2^64-1; run r uses seed+r (default 0)")
+      ->check(seed_number());
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores; results do not depend on it)");
   cmd->add_option("--settings", args->settings, "Strategy settings as a JSON object");
   cmd->add_option("--percentile", args->percentile, "Methodology cutoff percentile (default 0.95)");

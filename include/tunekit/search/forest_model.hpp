@@ -14,12 +14,14 @@ namespace tunekit {
 
 /// Settings of ForestModel. Defaults follow SMAC's random forest (Hutter et al., LION 2011):
 /// bootstrap rows per tree, a random 5/6 of the features per split, min 3 rows to split.
+/// fit() and refresh() refuse trees 0, min_samples_leaf 0 and feature_fraction outside (0, 1].
 struct ForestSettings {
   std::size_t trees = 32;
   std::size_t max_depth = 20;
   std::size_t min_samples_split = 3;
+  /// Rows each child of a split keeps at least (>= 1).
   std::size_t min_samples_leaf = 1;
-  /// Fraction of the features tried at each split (at least one).
+  /// Fraction of the features tried at each split, in (0, 1] (at least one feature).
   double feature_fraction = 5.0 / 6.0;
   /// Features with more distinct training values are quantised to this many bins.
   std::size_t max_bins = 64;
@@ -44,6 +46,8 @@ class ForestModel : public CostModel {
   /// A forest with `settings`; nothing is trained until fit().
   explicit ForestModel(ForestSettings settings = {}) : settings_(settings) {}
 
+  /// Errors: kInvalidArgument (no rows, label, margin or weight counts that differ from the
+  /// rows, settings out of range: see ForestSettings).
   Status fit(const FeatureMatrix& x, std::span<const double> y,
              std::span<const double> base_margin = {},
              std::span<const double> weights = {}) override;

@@ -57,16 +57,24 @@ std::vector<std::string> strategy_names();
 inline constexpr std::string_view kDefaultStrategy = "auto";
 
 /// Creates a built-in strategy by name with optional settings (JSON object, keys per strategy;
-/// unknown keys are an error):
-///  * "grid"     — {"begin", "end"} index range (end inclusive, upstream range_idx)
-///  * "random"   — {"begin", "end"}
-///  * "ga"       — {"pop_size": 100, "elite_num": 3, "mutation_prob": 0.1}
-///  * "sa"       — {"t_start": 1.0, "t_min": 0.001, "alpha": 0.995, "neighbour": "hamming"}
-///  * "xgb", "xgb-rank", "xgb-rank-binary" — {"plan_size": 64, "loss": "reg", "diversity_filter_ratio",
-///                 "num_threads", "sa_iterations", "min_seed_records"}
-///  * "auto"     — tunekit's default (see docs/search.md): {"initial": 10, "pool_random": 256, ...}
+/// unknown keys are an error). Every setting is read and range-checked here, before the strategy
+/// sees a space:
+///  * "grid"     — {"begin", "end"}: index range, integers >= 0, end inclusive (upstream
+///                 range_idx) and >= begin
+///  * "random"   — {"begin", "end"}, the same
+///  * "ga"       — {"pop_size": 100 (2..10^6), "elite_num": 3 (<= pop_size),
+///                 "mutation_prob": 0.1 ([0, 1])}
+///  * "sa"       — {"t_start": 1.0, "t_min": 0.001 (0 < t_min < t_start), "alpha": 0.995
+///                 ((0, 1)), "iterations_per_step": 1 (1..10^6), "neighbour": "hamming" or
+///                 "adjacent"}
+///  * "xgb", "xgb-rank", "xgb-rank-binary" — {"plan_size": 64 (1..10^5), "loss": "reg", "rank"
+///                 or "rank-binary", "diversity_filter_ratio" (null or [1, 100]), "num_threads"
+///                 (1..1024), "sa_iterations" (0..10^6), "min_seed_records" (>= 0),
+///                 "max_rounds" (1..10^6)}
+///  * "auto"     — tunekit's default: AutoSettings::from_json (see docs/search.md)
 /// Errors: kNotFound for an unknown name (the message lists the names), kInvalidArgument for bad
-/// settings.
+/// settings, one message naming the strategy and the key ("grid: setting 'begin' must be a
+/// non-negative integer").
 Expected<std::unique_ptr<SearchStrategy>> make_strategy(std::string_view name,
                                                         const nlohmann::json& settings = nlohmann::json::object());
 

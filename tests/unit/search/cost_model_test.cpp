@@ -1,6 +1,7 @@
 // Cost model tests: XGBoost through its C API learns a simple landscape, early stopping on
 // a-recall@N, shape errors, and the a-recall metric itself; BoostedTreesModel learns the same
-// landscape, ranks like XGBoost, drops zero-weight rows and rejects bad input.
+// landscape, ranks like XGBoost, drops zero-weight rows and rejects bad input; ForestModel
+// refuses settings out of range.
 #include "tunekit/search/cost_model.hpp"
 
 #include <gtest/gtest.h>
@@ -176,6 +177,43 @@ TEST(BoostedTreesModel, BadInputIsRejected) {
   auto p = flat.predict(empty);
   ASSERT_TRUE(p.has_value());
   for (double v : *p) EXPECT_NEAR(v, 3.0, 1e-12);
+}
+
+TEST(ForestModel, SettingsOutOfRangeAreRejectedByFit) {
+  // A feature fraction above 1 asked for more features per split than there are (which read
+  // past the feature list), a negative one for a huge count; fit and refresh refuse both.
+  Landscape d(2, 40, 5);
+  for (double fraction : {2.0, 1.01, 1.5, -1.0, 0.0, std::nan("")}) {
+    ForestSettings s;
+    s.feature_fraction = fraction;
+    ForestModel m(s);
+    const Status st = m.fit(d.x, d.y);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << fraction;
+    EXPECT_NE(st.message().find("feature_fraction"), std::string::npos) << st.message();
+    EXPECT_FALSE(m.fitted());
+    EXPECT_EQ(m.predict(d.test).status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(m.refresh(d.x, d.y, 1).code(), StatusCode::kInvalidArgument) << fraction;
+  }
+  // Nor does a fit on rows and labels of different counts leave empty trees to predict from.
+  ForestModel shapes;
+  const std::vector<double> short_y(d.y.begin(), d.y.end() - 1);
+  EXPECT_EQ(shapes.fit(d.x, short_y).code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(shapes.fitted());
+  EXPECT_EQ(shapes.predict(d.test).status().code(), StatusCode::kInvalidArgument);
+  ForestSettings no_leaf;
+  no_leaf.min_samples_leaf = 0;
+  EXPECT_EQ(ForestModel(no_leaf).fit(d.x, d.y).code(), StatusCode::kInvalidArgument);
+  ForestSettings no_trees;
+  no_trees.trees = 0;
+  EXPECT_EQ(ForestModel(no_trees).fit(d.x, d.y).code(), StatusCode::kInvalidArgument);
+  // The ends of the range train.
+  for (double fraction : {1.0, 1e-9}) {
+    ForestSettings s;
+    s.feature_fraction = fraction;
+    ForestModel m(s);
+    EXPECT_TRUE(m.fit(d.x, d.y).is_ok()) << fraction;
+    EXPECT_TRUE(m.predict(d.test).has_value());
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "tunekit/measure/simulated_runner.hpp"
 #include "tunekit/search/auto_strategy.hpp"
@@ -236,6 +237,117 @@ TEST(Auto, EverySettingIsCheckedAndNamedInTheError) {
   EXPECT_FALSE(error({{"rounds", 0}}).empty());
   EXPECT_FALSE(error({{"model", "gbt"}, {"acquisition", "ei"}}).empty());
   EXPECT_TRUE(error({{"model", "forest"}, {"acquisition", "mean"}}).empty());
+}
+
+TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
+  auto error = [](const nlohmann::json& settings) {
+    auto s = make_strategy("auto", settings);
+    return s ? std::string() : s.status().message();
+  };
+  EXPECT_EQ(error({{"model", "forest"}, {"feature_fraction", 2}}),
+            "auto: setting 'feature_fraction' must be a number in (0, 1]");
+  EXPECT_EQ(error({{"pair_noise_grid", nlohmann::json::array()}}),
+            "auto: setting 'pair_noise_grid' must hold at least one value");
+  EXPECT_EQ(error({{"repair", "yes"}}), "auto: setting 'repair' must be true or false");
+  EXPECT_EQ(error({{"bootstrap", 1}}), "auto: setting 'bootstrap' must be true or false");
+  EXPECT_EQ(error({{"model", 3}}), "auto: setting 'model' must be pairwise, gbt, xgb or forest");
+  EXPECT_EQ(error({{"trees", 1000000}}), "auto: setting 'trees' must be an integer in [1, 10000]");
+  EXPECT_EQ(error({{"pair_noise", 1e-9}}), "auto: setting 'pair_noise' must be a number in [1e-6, 1000000]");
+  // Each value out of range (or of the wrong type) is refused with its own key in the message.
+  const std::vector<std::pair<std::string, nlohmann::json>> bad = {
+      {"feature_fraction", 1.01}, {"feature_fraction", 1.5},   {"feature_fraction", -1},
+      {"feature_fraction", 0},    {"good_fraction", -1},       {"good_fraction", 5},
+      {"good_fraction", 0},       {"shake_rate", 5},           {"jump_rate", -1},
+      {"epsilon", 1.5},           {"eta", 1e308},              {"eta", 0},
+      {"max_depth", 100000},      {"max_depth", 65},           {"max_depth", 0},
+      {"trees", 0},               {"trees", 10001},            {"ts_trees", 0},
+      {"ts_trees", 10001},        {"refresh_trees", 10001},    {"min_samples_leaf", 0},
+      {"min_samples_split", 1},   {"min_samples_split", 2000000}, {"initial", 0},
+      {"refit_divisor", 0},       {"rounds", 0},               {"min_child_weight", -1},
+      {"failure_penalty", 1e300}, {"pack_children", 2000000},  {"pair_noise_grid", {0.1, 2e6}},
+      {"pair_noise_grid", 0.1},   {"target", "median"},        {"acquisition", 1},
+      {"generator", true},        {"interactions", "false"},   {"pair_first_variance", -0.5},
+  };
+  for (const auto& [key, value] : bad) {
+    const auto message = error({{key, value}});
+    EXPECT_NE(message.find("setting '" + key + "'"), std::string::npos)
+        << key << " = " << value.dump() << ": " << message;
+    EXPECT_EQ(message.find("json.exception"), std::string::npos) << message;
+  }
+  std::vector<double> grid(101, 0.1);
+  EXPECT_NE(error({{"pair_noise_grid", grid}}).find("at most 100"), std::string::npos);
+  // Ranges that depend on another setting name the key they bound.
+  EXPECT_EQ(error({{"model", "gbt"}, {"max_depth", 13}}),
+            "auto: setting 'max_depth' must be at most 12 with model gbt");
+  EXPECT_EQ(error({{"generator", "pack"}, {"pack_size", 3}}),
+            "auto: setting 'pack_size' must be at least 4 with generator pack");
+  // The ends of every range are accepted.
+  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"feature_fraction", 1},  {"good_fraction", 1}, {"shake_rate", 0},   {"jump_rate", 1},
+           {"epsilon", 0},           {"eta", 1},           {"max_depth", 64},   {"trees", 10000},
+           {"ts_trees", 10000},      {"refresh_trees", 0}, {"min_samples_leaf", 1},
+           {"min_samples_split", 2}, {"pair_noise_grid", {1e-6, 1e6}},           {"target", ""},
+           {"failure_penalty", 0},   {"pack_size", 0}}) {
+    EXPECT_EQ(error({{key, value}}), "") << key << " = " << value.dump();
+  }
+}
+
+TEST(Auto, ForestRunsAtTheEndsOfItsRanges) {
+  const nlohmann::json settings = {{"model", "forest"}, {"feature_fraction", 1.0}, {"max_depth", 64},
+                                   {"min_samples_split", 2}, {"trees", 4}, {"ts_trees", 10000}};
+  const auto a = run("auto", 3, 40, settings);
+  ASSERT_EQ(a.size(), 40u);
+  EXPECT_EQ(std::set<std::uint64_t>(a.begin(), a.end()).size(), a.size());
+  EXPECT_EQ(a, run("auto", 3, 40, settings));
+}
+
+TEST(Registry, EveryStrategysSettingsAreCheckedWhenCreated) {
+  // Settings that used to fail only in initialize() (after the data was loaded), wrap around
+  // (a negative begin) or throw the JSON library's text are refused by make_strategy, naming
+  // the strategy and the key.
+  auto error = [](std::string_view name, const nlohmann::json& settings) {
+    auto s = make_strategy(name, settings);
+    return s ? std::string() : s.status().message();
+  };
+  EXPECT_EQ(error("grid", {{"begin", 3}, {"end", 1}}),
+            "grid: setting 'end' (1) must be >= begin (3): the range is inclusive");
+  EXPECT_EQ(error("grid", {{"begin", -3}}), "grid: setting 'begin' must be a non-negative integer");
+  EXPECT_EQ(error("random", {{"end", "10"}}), "random: setting 'end' must be a non-negative integer");
+  EXPECT_EQ(error("xgb", {{"plan_size", 0}}), "xgb: setting 'plan_size' must be an integer in [1, 100000]");
+  EXPECT_EQ(error("sa", {{"neighbour", "swap"}}), "sa: setting 'neighbour' must be hamming or adjacent");
+  const std::vector<std::tuple<std::string, std::string, nlohmann::json>> bad = {
+      {"grid", "end", -1},
+      {"random", "begin", 1.5},
+      {"ga", "pop_size", 1},
+      {"ga", "pop_size", "100"},
+      {"ga", "elite_num", 101},
+      {"ga", "mutation_prob", 1.5},
+      {"sa", "alpha", 1.0},
+      {"sa", "alpha", 0.0},
+      {"sa", "t_min", 0.0},
+      {"sa", "t_start", 0.0001},
+      {"sa", "iterations_per_step", 0},
+      {"sa", "t_start", "hot"},
+      {"xgb", "loss", "l1"},
+      {"xgb-rank", "plan_size", -64},
+      {"xgb", "diversity_filter_ratio", 0.5},
+      {"xgb", "diversity_filter_ratio", 1e9},
+      {"xgb", "num_threads", 0},
+      {"xgb", "sa_iterations", 1e10},
+      {"xgb", "max_rounds", 0},
+      {"xgb", "min_seed_records", -1},
+  };
+  for (const auto& [name, key, value] : bad) {
+    const auto message = error(name, {{key, value}});
+    EXPECT_EQ(message.rfind(name + ": setting '" + key + "'", 0), 0u)
+        << name << " " << key << " = " << value.dump() << ": " << message;
+  }
+  // Valid settings, at the ends of their ranges, are accepted.
+  EXPECT_EQ(error("grid", {{"begin", 4}, {"end", 4}}), "");
+  EXPECT_EQ(error("ga", {{"pop_size", 2}, {"elite_num", 2}, {"mutation_prob", 0}}), "");
+  EXPECT_EQ(error("sa", {{"t_start", 2}, {"t_min", 1}, {"neighbour", "adjacent"}}), "");
+  EXPECT_EQ(error("xgb", {{"diversity_filter_ratio", nullptr}, {"plan_size", 1}}), "");
+  EXPECT_EQ(error("xgb-rank", {{"loss", "rank-binary"}, {"diversity_filter_ratio", 2}}), "");
 }
 
 TEST(Auto, TrialsThatDoNotFitTheSpaceAreIgnored) {
