@@ -2,7 +2,9 @@
 // See include/tunekit/measure/measure_types.hpp.
 #include "tunekit/measure/measure_types.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <limits>
 #include <numeric>
 
@@ -83,8 +85,21 @@ std::vector<MeasureResult> measure_batch(const MeasureOptions& options, std::spa
       results.push_back(std::move(missing));
     }
     for (std::size_t j = 0; j < where.size(); ++j) {
-      out[where[j]] = std::move(results[j]);
-      if (!builds.empty()) out[where[j]].all_cost_s += builds[where[j]].time_cost_s;
+      MeasureResult& r = out[where[j]];
+      r = std::move(results[j]);
+      if (!builds.empty()) r.all_cost_s += builds[where[j]].time_cost_s;
+      // A success must carry costs a tuner can compare: a zero, negative or non-finite cost
+      // would win every comparison (or none) and could not be written to a log and read back.
+      if (r.error_no == MeasureErrorNo::kNoError) {
+        const auto bad = std::find_if(r.costs_s.begin(), r.costs_s.end(),
+                                      [](double c) { return !(std::isfinite(c) && c > 0.0); });
+        if (bad != r.costs_s.end()) {
+          r.error_msg = "the runner reported cost " + std::to_string(*bad) +
+                        " s for a successful run (costs must be finite and > 0)";
+          r.error_no = MeasureErrorNo::kRuntimeDevice;
+          r.costs_s.clear();
+        }
+      }
     }
   }
   return out;

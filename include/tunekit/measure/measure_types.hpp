@@ -123,7 +123,10 @@ struct MeasureOptions {
 };
 
 /// Builds (when a builder is set) then runs `inputs`. Build failures pass straight through as
-/// results with the build's error_no and all_cost_s = build time.
+/// results with the build's error_no and all_cost_s = build time. A result the runner reports
+/// as successful with a zero, negative or non-finite cost becomes kRuntimeDevice with empty
+/// costs and an error_msg giving the cost (it could never be picked as the best, nor written
+/// to a log that reads back).
 /// Errors: a missing runner gives kUnknownError results naming the problem.
 std::vector<MeasureResult> measure_batch(const MeasureOptions& options, std::span<const MeasureInput> inputs);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -154,6 +155,49 @@ TEST(Tuner, FailuresAreResultsAndTheErrorWarningFiresOnce) {
   ASSERT_NE(text.find(warning), std::string::npos);
   EXPECT_EQ(text.find(warning), text.rfind(warning));
   std::remove(log_path.c_str());
+}
+
+/// Runner that reports every run as a success with the given costs, whatever they are.
+class RawCostRunner : public Runner {
+ public:
+  explicit RawCostRunner(std::vector<double> cost_s) : cost_s_(std::move(cost_s)) {}
+  std::vector<MeasureResult> run(std::span<const MeasureInput> inputs, std::span<const BuildResult>) override {
+    std::vector<MeasureResult> out;
+    for (const auto& in : inputs) {
+      MeasureResult r;
+      r.costs_s = {cost_s_.at(in.config.index())};
+      out.push_back(r);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<double> cost_s_;
+};
+
+TEST(MeasureBatch, ZeroNegativeOrNonFiniteCostsOfASuccessBecomeFailures) {
+  auto task = task_of(5);
+  const std::vector<double> cost{0.0, -1e-3, std::nan(""), HUGE_VAL, 2e-3};
+  MeasureOptions options;
+  options.runner = std::make_shared<RawCostRunner>(cost);
+  std::vector<MeasureInput> inputs;
+  for (std::uint64_t i = 0; i < cost.size(); ++i) inputs.push_back({task, task->space->config_at(i)});
+  const auto results = measure_batch(options, inputs);
+  ASSERT_EQ(results.size(), cost.size());
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_FALSE(results[i].ok()) << i;
+    EXPECT_EQ(results[i].error_no, MeasureErrorNo::kRuntimeDevice) << i;
+    EXPECT_TRUE(results[i].costs_s.empty()) << i;
+    EXPECT_NE(results[i].error_msg.find("must be finite and > 0"), std::string::npos) << i;
+  }
+  EXPECT_TRUE(results[4].ok());
+  // The tuner never picks them: the only positive cost is the best.
+  Tuner tuner(task, make_strategy("grid").value());
+  TuneOptions opt;
+  opt.n_trial = 5;
+  opt.measure = options;
+  tuner.tune(opt);
+  EXPECT_EQ(tuner.best().config.index(), 4u);
 }
 
 TEST(Tuner, TimeBudgetUsesTheRunnerClock) {
