@@ -2,22 +2,10 @@
 # End-to-end tests of `tunekit log show|best|merge`: malformed lines reported as file:line and
 # skipped, unreadable inputs, option checks, -o naming an input, and concurrent runs on one output.
 set -uo pipefail
+source "$(dirname "$(realpath "$0")")/harness.sh"
 TK="$(realpath "$1")"; SRC="$(realpath "$2")"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
-fails=0; passes=0
-pass() { passes=$((passes+1)); }
-fail() { echo "FAIL: $*"; fails=$((fails+1)); }
-expect_ok() { local name="$1"; shift; if "$@" >out.txt 2>err.txt; then pass; else fail "$name (exit $?)"; cat out.txt err.txt; fi; }
-expect_fail() {  # name, expected exit status, expected substring of stderr, command...
-  local name="$1" code="$2" needle="$3"; shift 3
-  "$@" >out.txt 2>err.txt; local got=$?
-  if [ "$got" -ne "$code" ]; then fail "$name: exit $got, expected $code"; cat err.txt; return; fi
-  if ! grep -qF -- "$needle" err.txt; then fail "$name: stderr lacks '$needle'"; cat err.txt; return; fi
-  if [ "$(wc -l <err.txt)" -gt 1 ]; then fail "$name: more than one error line"; cat err.txt; return; fi
-  pass
-}
-check() { local name="$1"; shift; if "$@"; then pass; else fail "$name"; fi; }
 lines() { wc -l <"$1" | tr -d ' '; }
 
 # rec WORKLOAD INDEX COST [ERROR_NO] [SPACE_HASH]: one v0.2 line of workload dense(WORKLOAD, 64) on llvm.

@@ -3,25 +3,10 @@
 # valid fractions, samples that satisfy the restrictions, per-restriction verdicts, and one-line
 # errors on bad input.
 set -uo pipefail
+source "$(dirname "$(realpath "$0")")/harness.sh"
 TK="$(realpath "$1")"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
-fails=0; passes=0
-pass() { passes=$((passes+1)); }
-fail() { echo "FAIL: $*"; fails=$((fails+1)); }
-expect_rc() {  # name, expected exit status, command...
-  local name="$1" want="$2"; shift 2
-  "$@" >out.txt 2>err.txt; local rc=$?
-  if [ "$rc" -ne "$want" ]; then fail "$name: exit $rc, expected $want"; cat out.txt err.txt; return 1; fi
-  pass
-}
-expect_fail() {  # name, expected substring of stderr, command...
-  local name="$1" needle="$2"; shift 2
-  if "$@" >out.txt 2>err.txt; then fail "$name: succeeded"; return; fi
-  if ! grep -qF -- "$needle" err.txt; then fail "$name: stderr lacks '$needle'"; cat err.txt; return; fi
-  if [ "$(wc -l <err.txt)" -gt 1 ]; then fail "$name: more than one error line"; cat err.txt; return; fi
-  pass
-}
 
 cat >small.json <<'JSON'
 {"parameters": {"block_size_x": {"range": [16, 257, 16]}, "block_size_y": {"power2": [1, 16]},
@@ -76,21 +61,21 @@ expect_rc check-invalid 3 "$TK" space check small.json block_size_x=64 block_siz
 grep -q 'fails 1 restriction' out.txt && grep -q 'block_size_x % 32 != 0' out.txt && pass || fail "check: failing restriction not named"
 expect_rc check-invalid-both 3 "$TK" space check small.json block_size_x=256 block_size_y=16 tile_size_x=1 use_shmem=1 mode=fast
 grep -q 'fails 2 restriction' out.txt && pass || fail "check: expected both restrictions to fail"
-expect_fail check-bad-value "'47' is not a value of parameter 'block_size_x'" "$TK" space check small.json block_size_x=47 block_size_y=1 tile_size_x=1 use_shmem=0 mode=fast
-expect_fail check-bad-name "no parameter 'colour'" "$TK" space check small.json colour=red
-expect_fail check-missing "no value for parameter(s) tile_size_x, use_shmem, mode" "$TK" space check small.json block_size_x=16 block_size_y=1
-expect_fail check-not-assignment "'block_size_x' is not NAME=VALUE" "$TK" space check small.json block_size_x
-expect_fail check-twice "given twice" "$TK" space check small.json mode=fast mode=safe
+expect_fail check-bad-value 1 "'47' is not a value of parameter 'block_size_x'" "$TK" space check small.json block_size_x=47 block_size_y=1 tile_size_x=1 use_shmem=0 mode=fast
+expect_fail check-bad-name 1 "no parameter 'colour'" "$TK" space check small.json colour=red
+expect_fail check-missing 2 "no value for parameter(s) tile_size_x, use_shmem, mode" "$TK" space check small.json block_size_x=16 block_size_y=1
+expect_fail check-not-assignment 2 "'block_size_x' is not NAME=VALUE" "$TK" space check small.json block_size_x
+expect_fail check-twice 2 "given twice" "$TK" space check small.json mode=fast mode=safe
 
 # Bad specs: one line naming the file.
 printf '{"parameters": {"a": [1, 2]' >truncated.json
-expect_fail truncated "truncated.json" "$TK" space show truncated.json
+expect_fail truncated 1 "truncated.json" "$TK" space show truncated.json
 printf '{"parameters": {"a": [1, 2]}, "restrictions": ["a +* 2"]}' >badexpr.json
-expect_fail bad-restriction "badexpr.json" "$TK" space show badexpr.json
+expect_fail bad-restriction 1 "badexpr.json" "$TK" space show badexpr.json
 printf '{"parameters": {"a": [1, 2]}, "restrictions": ["b > 1"]}' >unknown.json
-expect_fail unknown-parameter "unknown.json" "$TK" space show unknown.json
-expect_fail missing-file "nope.json" "$TK" space show nope.json
-expect_fail bad-format "--format" "$TK" space show small.json --format xml
+expect_fail unknown-parameter 1 "unknown.json" "$TK" space show unknown.json
+expect_fail missing-file 1 "nope.json" "$TK" space show nope.json
+expect_fail bad-format 2 "--format" "$TK" space show small.json --format xml
 
 echo "space cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
