@@ -54,6 +54,24 @@ assert len(d["sample"]) == 50
 assert all((r["a"] * 7 + r["b"] * 3 + r["c"] + r["d"]) % 100 == 0 for r in d["sample"])
 PY
 
+# Asking for more configurations than there are valid ones gives each valid one once.
+expect_rc show-all 0 "$TK" space show small.json --sample 100000 --format json
+python3 - out.txt <<'PY' && pass || fail "show: --sample beyond the valid count"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["sample"]) == 720 and len({r["index"] for r in d["sample"]}) == 720
+PY
+# 10^12 points and no valid one (or a single one): the sample gives up after a bounded number
+# of random indices instead of searching the whole space.
+cat >none.json <<'JSON'
+{"parameters": {"a": {"range": [0, 1000]}, "b": {"range": [0, 1000]}, "c": {"range": [0, 1000]},
+                "d": {"range": [0, 1000]}},
+ "restrictions": ["a + b + c + d < 0"]}
+JSON
+expect_rc show-none 0 timeout 60 "$TK" space show none.json --sample 2
+grep -q 'found 0 of 2 valid configurations in [0-9]* random indices' out.txt && pass || fail "show: no valid point not reported"
+expect_fail sample-cap 2 "--sample" "$TK" space show small.json --sample 1000001
+
 # check: valid, invalid (exit 3, the failing restriction named), bad values and names.
 expect_rc check-valid 0 "$TK" space check small.json block_size_x=48 block_size_y=16 tile_size_x=2 use_shmem=1 mode=safe
 grep -q '^valid: index ' out.txt && pass || fail "check: valid verdict"
@@ -61,8 +79,8 @@ expect_rc check-invalid 3 "$TK" space check small.json block_size_x=64 block_siz
 grep -q 'fails 1 restriction' out.txt && grep -q 'block_size_x % 32 != 0' out.txt && pass || fail "check: failing restriction not named"
 expect_rc check-invalid-both 3 "$TK" space check small.json block_size_x=256 block_size_y=16 tile_size_x=1 use_shmem=1 mode=fast
 grep -q 'fails 2 restriction' out.txt && pass || fail "check: expected both restrictions to fail"
-expect_fail check-bad-value 1 "'47' is not a value of parameter 'block_size_x'" "$TK" space check small.json block_size_x=47 block_size_y=1 tile_size_x=1 use_shmem=0 mode=fast
-expect_fail check-bad-name 1 "no parameter 'colour'" "$TK" space check small.json colour=red
+expect_fail check-bad-value 2 "'47' is not a value of parameter 'block_size_x'" "$TK" space check small.json block_size_x=47 block_size_y=1 tile_size_x=1 use_shmem=0 mode=fast
+expect_fail check-bad-name 2 "no parameter 'colour'" "$TK" space check small.json colour=red
 expect_fail check-missing 2 "no value for parameter(s) tile_size_x, use_shmem, mode" "$TK" space check small.json block_size_x=16 block_size_y=1
 expect_fail check-not-assignment 2 "'block_size_x' is not NAME=VALUE" "$TK" space check small.json block_size_x
 expect_fail check-twice 2 "given twice" "$TK" space check small.json mode=fast mode=safe

@@ -2,9 +2,10 @@
 // value lists plus restriction expressions, see docs/search.md "Spaces from data").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -85,14 +86,57 @@ ValidFraction valid_fraction(const ConfigSpace& space, const SpaceArgs& a) {
   return v;
 }
 
+/// Up to `a.sample` distinct valid configurations, uniform over the valid points. Counted
+/// spaces: rejection sampling when the valid points are plentiful, else one pass over the index
+/// range keeping a uniform reservoir (so a space with few valid points still answers in
+/// O(range_length)). Estimated spaces: rejection sampling within kSampleDraws + 1000 per asked
+/// configuration random indices; `draws` reports how many were spent.
+std::vector<tunekit::Config> sample_configs(const ConfigSpace& space, const ValidFraction& v,
+                                            const SpaceArgs& a, std::uint64_t& draws) {
+  constexpr std::uint64_t kSampleDraws = 1'000'000;
+  std::vector<tunekit::Config> out;
+  draws = 0;
+  const std::uint64_t n = space.range_length();
+  tunekit::Rng rng(a.seed);
+  const std::uint64_t want = v.exact ? std::min<std::uint64_t>(a.sample, v.count) : a.sample;
+  if (want == 0) return out;
+  if (v.exact && want * 4 > v.count) {
+    // Reservoir sampling (Vitter's algorithm R) over the valid indices in order.
+    std::vector<std::uint64_t> reservoir;
+    std::uint64_t seen = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (!space.is_valid(i)) continue;
+      if (reservoir.size() < want) {
+        reservoir.push_back(i);
+      } else {
+        const auto j = rng.uniform(seen + 1);
+        if (j < want) reservoir[j] = i;
+      }
+      ++seen;
+    }
+    for (std::size_t r = reservoir.size(); r > 1; --r) std::swap(reservoir[r - 1], reservoir[rng.uniform(r)]);
+    for (auto i : reservoir) out.push_back(space.config_at(i));
+    draws = n;
+    return out;
+  }
+  const std::uint64_t budget = v.exact ? ~std::uint64_t{0} : kSampleDraws + 1000 * want;
+  std::unordered_set<std::uint64_t> taken;
+  while (out.size() < want && draws < budget) {
+    const auto i = rng.uniform(n);
+    ++draws;
+    if (taken.count(i) || !space.is_valid(i)) continue;
+    taken.insert(i);
+    out.push_back(space.config_at(i));
+  }
+  return out;
+}
+
 void show(const SpaceArgs& a) {
   const ConfigSpace space = load(a.spec);
   const ValidFraction v = valid_fraction(space, a);
-  std::vector<tunekit::Config> sample;
-  if (a.sample > 0 && (!v.exact || v.count > 0)) {
-    tunekit::Rng rng(a.seed);
-    sample = space.sample_valid(a.sample, rng);
-  }
+  std::uint64_t draws = 0;
+  const std::vector<tunekit::Config> sample = sample_configs(space, v, a, draws);
+  const bool short_sample = !v.exact && sample.size() < a.sample;
   if (a.format == "json") {
     nlohmann::ordered_json out;
     out["spec"] = a.spec;
@@ -109,6 +153,7 @@ void show(const SpaceArgs& a) {
       out["parameters"].push_back({{"name", k.name}, {"values", k.entities}});
     out["restrictions"] = nlohmann::ordered_json::array();
     for (const auto& c : space.constraints()) out["restrictions"].push_back(c.description);
+    if (short_sample) out["sample_draws"] = draws;
     out["sample"] = nlohmann::ordered_json::array();
     for (const auto& c : sample) {
       nlohmann::ordered_json row;
@@ -157,7 +202,13 @@ void show(const SpaceArgs& a) {
       rows.add_row(std::move(cells));
     }
     text += rows.render();
-  } else if (a.sample > 0) {
+  }
+  if (short_sample) {
+    text += fmt::format(
+        "\nfound {} of {} valid configurations in {} random indices (too few valid points to "
+        "sample by rejection)\n",
+        sample.size(), a.sample, draws);
+  } else if (a.sample > 0 && sample.empty()) {
     text += "\nno valid configuration to sample\n";
   }
   std::fputs(text.c_str(), stdout);
@@ -178,7 +229,7 @@ std::uint32_t position_of(const tunekit::Knob& knob, const std::string& text) {
       }
     }
   }
-  throw CommandFailure{tunekit::cli::kExitFailure,
+  throw CommandFailure{tunekit::cli::kExitUsage,
                        fmt::format("'{}' is not a value of parameter '{}' (values: {})", text,
                                    knob.name, value_list(knob))};
 }
@@ -194,7 +245,7 @@ int check(const SpaceArgs& a) {
                            fmt::format("'{}' is not NAME=VALUE", s)};
     const std::string name = s.substr(0, eq);
     const auto k = space.find_knob(name);
-    if (!k) throw CommandFailure{tunekit::cli::kExitFailure,
+    if (!k) throw CommandFailure{tunekit::cli::kExitUsage,
                                  fmt::format("{}: no parameter '{}'", a.spec, name)};
     if (given[*k])
       throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("parameter '{}' given twice", name)};
@@ -234,8 +285,11 @@ void register_space_command(CLI::App& app) {
   auto* show_cmd = cmd->add_subcommand(
       "show", "Print a spec's parameters, restrictions, size, hash, valid fraction and a sample");
   show_cmd->add_option("spec", args->spec, "JSON space spec")->required();
-  show_cmd->add_option("--sample", args->sample, "Random valid configurations to print (default 0)")
-      ->check(tunekit::cli::non_negative_integer());
+  show_cmd
+      ->add_option("--sample", args->sample,
+                   "Random valid configurations to print, at most 1000000 (default 0)")
+      ->check(tunekit::cli::non_negative_integer())
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
   show_cmd->add_option("--seed", args->seed, "Seed of the sample and of the estimate (default 0)")
       ->check(tunekit::cli::non_negative_integer());
   show_cmd
