@@ -524,7 +524,7 @@ class Evaluator {
         if (r != 0.0 && ((r < 0) != (b < 0))) r += b;
         return ExprValue::of(r);
       }
-      case Op::kPow: return ExprValue::of(std::pow(a, b));
+      case Op::kPow: return ExprValue::of(power(a, b));
       case Op::kBitOr: return ExprValue::of(static_cast<double>(integer(a) | integer(b)));
       case Op::kBitXor: return ExprValue::of(static_cast<double>(integer(a) ^ integer(b)));
       case Op::kBitAnd: return ExprValue::of(static_cast<double>(integer(a) & integer(b)));
@@ -546,6 +546,19 @@ class Evaluator {
   static double num(const ExprValue& v) {
     if (!v.is_number()) throw EvalError{};
     return v.number;
+  }
+  /// Python's `**` and pow() on floats: 0 to a negative power raises ZeroDivisionError, a
+  /// negative base to a fractional power gives a complex number (no comparison accepts it).
+  static double power(double a, double b) {
+    if (a == 0.0 && b < 0.0) throw EvalError{};
+    const double r = std::pow(a, b);
+    if (std::isnan(r)) throw EvalError{};
+    return r;
+  }
+  /// int(), round(), floor() and ceil() raise on infinities and NaN in Python.
+  static double finite(double x) {
+    if (!std::isfinite(x)) throw EvalError{};
+    return x;
   }
   static std::int64_t integer(double x) {
     if (!std::isfinite(x) || std::abs(x) > 9.0e15 || x != std::floor(x)) throw EvalError{};
@@ -591,11 +604,11 @@ class Evaluator {
     const double x = num(eval(n.args[0]));
     switch (n.fn) {
       case Fn::kAbs: return ExprValue::of(std::abs(x));
-      case Fn::kInt: return ExprValue::of(std::trunc(x));
+      case Fn::kInt: return ExprValue::of(std::trunc(finite(x)));
       case Fn::kFloat: return ExprValue::of(x);
-      case Fn::kRound: return ExprValue::of(std::nearbyint(x));  // half to even, as Python 3
-      case Fn::kFloor: return ExprValue::of(std::floor(x));
-      case Fn::kCeil: return ExprValue::of(std::ceil(x));
+      case Fn::kRound: return ExprValue::of(std::nearbyint(finite(x)));  // half to even, as Python 3
+      case Fn::kFloor: return ExprValue::of(std::floor(finite(x)));
+      case Fn::kCeil: return ExprValue::of(std::ceil(finite(x)));
       case Fn::kSqrt:
         if (x < 0) throw EvalError{};
         return ExprValue::of(std::sqrt(x));
@@ -605,7 +618,7 @@ class Evaluator {
       case Fn::kLog2:
         if (x <= 0) throw EvalError{};
         return ExprValue::of(std::log2(x));
-      case Fn::kPow: return ExprValue::of(std::pow(x, num(eval(n.args[1]))));
+      case Fn::kPow: return ExprValue::of(power(x, num(eval(n.args[1]))));
       default: throw EvalError{};
     }
   }

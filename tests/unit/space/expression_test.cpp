@@ -80,6 +80,18 @@ TEST(Expression, ErrorsAreValues) {
   EXPECT_FALSE(str->evaluate({}));
 }
 
+TEST(Expression, WhatRaisesInPythonRejectsThePoint) {
+  // 0 ** -1 raises ZeroDivisionError, (-8) ** 0.5 is complex, int(inf) raises OverflowError.
+  for (const char* text : {"x ** -1 > 0", "pow(x, -2) > 0", "(x - 8) ** 0.5 < 1", "int(1 / (x + 1e-320) * 1e300) > 0",
+                           "round(1e308 * 10 + x) > 0", "floor(1e308 * 10) > 0", "ceil(-1e308 * 10) < 0"}) {
+    auto e = Expression::parse(text);
+    ASSERT_TRUE(e) << text;
+    EXPECT_FALSE(e->test(std::vector<ExprValue>{ExprValue::of(0.0)})) << text;
+  }
+  EXPECT_EQ(eval("x ** -1", {ExprValue::of(2.0)}), 0.5);
+  EXPECT_EQ(eval("(x - 8) ** 2", {ExprValue::of(0.0)}), 64);
+}
+
 TEST(Expression, NestingIsBoundedWithAParseError) {
   // 1800 parentheses used to overflow the stack in the recursive-descent parser.
   const std::string deep = std::string(1800, '(') + "1" + std::string(1800, ')');
