@@ -119,5 +119,8 @@ check "12 concurrent merge: one complete input" [ "$(lines one.log)" -eq 200 ] &
 check "concurrent runs reported no error" [ ! -s conc_err.txt ]
 check "no temporary files left" [ -z "$(ls | grep '\.tmp\.')" ]
 
+# "-" is stdin as an input, but not a file to write.
+expect_fail out-dash 2 "-o - is not a file" "$TK" log merge m.log -o -
+[ ! -e ./- ] && pass || fail "log merge -o - created a file named '-'"
 echo "log CLI: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

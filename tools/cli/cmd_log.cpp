@@ -124,6 +124,13 @@ void show(const LogArgs& a) {
 /// content, and replaces the output, all under the output's lock.
 template <class Make>
 std::size_t rewrite_output(const LogArgs& a, std::string_view command, bool read_existing_output, Make make) {
+  if (a.out == "-") {
+    throw CommandFailure{tunekit::cli::kExitUsage,
+                         fmt::format("log {}: -o - is not a file (the output is written under a "
+                                     "lock and replaced atomically); name a file, and print it "
+                                     "with `tunekit log show`",
+                                     command)};
+  }
   const std::vector<bool> is_out = inputs_that_are_output(a, command);
   // Inputs first (a bad input leaves the output untouched), then the output under its lock.
   std::vector<std::vector<Record>> parts(a.inputs.size());
