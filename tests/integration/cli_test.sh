@@ -109,7 +109,7 @@ expect_fail simulate-overflow "simulate: --settings: a number is out of range (1
 expect_early_fail simulate-settings-syntax 2 "simulate: --settings: not JSON (syntax error at column 2: " \
   "$TK" simulate --data "$CONV" --settings '{x'
 grep -q "json.exception" err.txt && fail "simulate: --settings error shows nlohmann's exception id" || pass
-deep="$(python3 -c 'print("{\"a\":" + "[" * 100000 + "]" * 100000 + "}")')"
+deep="$(python3 -c 'print("{\"a\":" + "[" * 50000 + "]" * 50000 + "}")')"
 expect_early_fail simulate-settings-deep 2 "simulate: --settings: nested deeper than 256 levels" \
   "$TK" simulate --data "$CONV" --settings "$deep"
 expect_fail simulate-ei-without-forest "ei and mean" "$TK" simulate --data "$CONV" --settings '{"acquisition":"ei"}'
