@@ -18,6 +18,8 @@
 #include <optional>
 #include <string_view>
 
+#include "tunekit/core/json.hpp"
+
 namespace tunekit {
 
 namespace {
@@ -27,6 +29,11 @@ using OJson = nlohmann::ordered_json;
 
 Status parse_error(const std::string& source, std::string_view what) {
   return Status(StatusCode::kParseError, fmt::format("{}: {}", source, what));
+}
+
+/// `st` with its message prefixed by "source: " (ok stays ok).
+Status prefixed(const std::string& source, const Status& st) {
+  return st ? st : Status(st.code(), fmt::format("{}: {}", source, st.message()));
 }
 
 /// Bytes of a replay file followed by simdjson's padding (the parser reads up to
@@ -443,8 +450,9 @@ std::optional<MeasureErrorNo> t4_failure(std::string_view s) {
 constexpr std::string_view kT4Invalidities =
     "correct, compile, runtime, constraints, timeout, correctness";
 
-/// True for a recorded objective: a finite number of milliseconds > 0.
-bool is_recorded_time(double ms) noexcept { return std::isfinite(ms) && ms > 0.0; }
+/// True for a recorded objective: a normal (finite, not subnormal) number of milliseconds > 0.
+/// A subnormal time such as 1e-320 would make ratios to it infinite.
+bool is_recorded_time(double ms) noexcept { return std::isnormal(ms) && ms > 0.0; }
 
 /// A time charged to the simulated clock (compile_time and the like) at field `n` of `m`: 0
 /// when absent, else a finite number >= 0; nullopt for anything else.
@@ -466,7 +474,7 @@ std::uint64_t fnv1a64(std::string_view s, std::uint64_t h = 0xcbf29ce484222325UL
 /// The top-level fields a replay file is read from (the last of a repeated key).
 struct TopLevel {
   std::optional<dom::element> kernel_name, device_name, tune_params_keys, tune_params, cache,
-      results;
+      results, objective;
 };
 
 /// Reads an optional string field ("kernel_name") into `out`.
@@ -491,6 +499,9 @@ struct ReplayData::Builder {
 };
 
 Expected<ReplayData> ReplayData::Builder::build(const PaddedText& text, const std::string& source) {
+  // The same nesting limit as every other JSON tunekit reads (simdjson alone allows 1024 levels).
+  TUNEKIT_RETURN_IF_ERROR(
+      prefixed(source, check_json_text(std::string_view(text.data(), text.size()))));
   dom::parser parser;
   dom::element root;
   if (auto err = parser.parse(text.data(), text.size(), /*realloc_if_needed=*/false).get(root)) {
@@ -512,6 +523,8 @@ Expected<ReplayData> ReplayData::Builder::build(const PaddedText& text, const st
         top.cache = f.value;
       } else if (f.key == "results") {
         top.results = f.value;
+      } else if (f.key == "objective") {
+        top.objective = f.value;
       }
     }
   }
@@ -538,6 +551,15 @@ Status ReplayData::Builder::kernel_tuner(const TopLevel& top, const std::string&
   d.format_ = "kernel_tuner";
   TUNEKIT_RETURN_IF_ERROR(read_string(top.kernel_name, "kernel_name", source, &d.kernel_name_));
   TUNEKIT_RETURN_IF_ERROR(read_string(top.device_name, "device_name", source, &d.device_name_));
+  // Replay minimises each record's 'time'; a cache tuned for another objective (GFLOP/s, higher
+  // is better) would be replayed against the wrong optimum.
+  std::string objective = "time";
+  TUNEKIT_RETURN_IF_ERROR(read_string(top.objective, "objective", source, &objective));
+  if (objective != "time") {
+    return parse_error(source, fmt::format("'objective' is \"{}\"; replay supports caches tuned "
+                                           "for \"time\" only",
+                                           objective));
+  }
   dom::object tp;
   if (top.tune_params->get_object().get(tp) != simdjson::SUCCESS) {
     return parse_error(source, "'tune_params' is not an object");
@@ -631,7 +653,7 @@ Status ReplayData::Builder::kernel_tuner(const TopLevel& top, const std::string&
         e.time_ms = *time;
       } else {
         return parse_error(source, fmt::format("cache entry '{}': 'time' is {}; a recorded time is "
-                                               "a finite number of milliseconds > 0",
+                                               "a normal finite number of milliseconds > 0",
                                                key, json_of<OJson>(t).dump()));
       }
     } else if (const auto failure = string_of(t)) {
@@ -740,38 +762,45 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
     }
     if (!r.times) return parse_error(source, fmt::format("T4 result {} has no times", i));
     dom::object times;
-    if (r.times->get_object().get(times) == simdjson::SUCCESS) {
-      time_fields.match(times);
-      static constexpr const char* kTimeNames[] = {"compilation", "framework", "search_algorithm",
-                                                   "validation"};
-      double* const charges[] = {&e.compile_ms, &e.framework_ms, &e.strategy_ms,
-                                 &e.verification_ms};
-      for (std::size_t f = kCompilation; f <= kValidation; ++f) {
-        const auto ms = charge_of(time_fields, f);
-        if (!ms) {
-          return parse_error(
-              source, fmt::format("T4 result {}: times.{} is {}; a recorded time is "
-                                  "a finite number of milliseconds >= 0",
-                                  i, kTimeNames[f], json_of<OJson>(time_fields.at(f)).dump()));
-        }
-        *charges[f] = *ms;
+    if (r.times->get_object().get(times) != simdjson::SUCCESS) {
+      return parse_error(source, fmt::format("T4 result {}: 'times' is a {}, not an object", i,
+                                             type_name(*r.times)));
+    }
+    time_fields.match(times);
+    static constexpr const char* kTimeNames[] = {"compilation", "framework", "search_algorithm",
+                                                 "validation"};
+    double* const charges[] = {&e.compile_ms, &e.framework_ms, &e.strategy_ms,
+                               &e.verification_ms};
+    for (std::size_t f = kCompilation; f <= kValidation; ++f) {
+      const auto ms = charge_of(time_fields, f);
+      if (!ms) {
+        return parse_error(
+            source, fmt::format("T4 result {}: times.{} is {}; a recorded time is "
+                                "a finite number of milliseconds >= 0",
+                                i, kTimeNames[f], json_of<OJson>(time_fields.at(f)).dump()));
       }
-      dom::array runtimes;
-      if (time_fields.has(kRuntimes) &&
-          time_fields.at(kRuntimes).get_array().get(runtimes) == simdjson::SUCCESS) {
-        for (dom::element x : runtimes) {
-          const auto v = number_of(x);
-          if (!v) {
-            return parse_error(source, fmt::format("T4 result {}: a runtime is a {}, not a number",
-                                                   i, type_name(x)));
-          }
-          if (!std::isfinite(*v) || *v < 0.0) {
-            return parse_error(source, fmt::format("T4 result {}: a runtime is {}; a recorded time "
-                                                   "is a finite number of milliseconds >= 0",
-                                                   i, json_of<OJson>(x).dump()));
-          }
-          e.benchmark_ms += *v;
+      *charges[f] = *ms;
+    }
+    // times.runtimes: a list of numbers; absent or null for a configuration that did not run.
+    dom::array runtimes;
+    const bool has_runtimes = time_fields.has(kRuntimes) && !time_fields.at(kRuntimes).is_null();
+    if (has_runtimes && time_fields.at(kRuntimes).get_array().get(runtimes) != simdjson::SUCCESS) {
+      return parse_error(source, fmt::format("T4 result {}: times.runtimes is a {}, not a list",
+                                             i, type_name(time_fields.at(kRuntimes))));
+    }
+    if (has_runtimes) {
+      for (dom::element x : runtimes) {
+        const auto v = number_of(x);
+        if (!v) {
+          return parse_error(source, fmt::format("T4 result {}: a runtime is a {}, not a number",
+                                                 i, type_name(x)));
         }
+        if (!std::isfinite(*v) || *v < 0.0) {
+          return parse_error(source, fmt::format("T4 result {}: a runtime is {}; a recorded time "
+                                                 "is a finite number of milliseconds >= 0",
+                                                 i, json_of<OJson>(x).dump()));
+        }
+        e.benchmark_ms += *v;
       }
     }
     std::string_view invalidity = "correct";
@@ -828,7 +857,7 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
       if (!is_recorded_time(*time)) {
         return parse_error(source,
                            fmt::format("T4 result {}: the time measurement is {}; a "
-                                       "recorded time is a finite number of milliseconds > 0",
+                                       "recorded time is a normal finite number of milliseconds > 0",
                                        i, json_of<OJson>(*value).dump()));
       }
       e.time_ms = *time;
@@ -864,7 +893,7 @@ Expected<ReplayData> ReplayData::from_json(const nlohmann::ordered_json& doc,
   try {
     json = doc.dump();
   } catch (const nlohmann::json::exception& e) {  // a string that is not UTF-8
-    return parse_error(source, e.what());
+    return parse_error(source, json_error_message(e));
   }
   PaddedText text(json.size());
   std::memcpy(text.data(), json.data(), json.size());

@@ -17,6 +17,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "tunekit/core/json.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
 
@@ -150,14 +151,9 @@ using Decoded = std::pair<LineKind, Record>;
 /// The checks of decode_record_line; may throw nlohmann::json exceptions, which the caller turns
 /// into a kParseError.
 Expected<Decoded> decode_line(std::string_view t) {
-  nlohmann::ordered_json j;
-  try {
-    j = nlohmann::ordered_json::parse(t);
-  } catch (const nlohmann::json::out_of_range& e) {
-    return bad(fmt::format("a number is out of range ({})", e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    return bad(fmt::format("not JSON ({})", e.what()));
-  }
+  auto parsed = parse_json<nlohmann::ordered_json>(t);  // depth-limited: later dumps recurse
+  if (!parsed) return bad(parsed.status().message());
+  nlohmann::ordered_json j = std::move(*parsed);
   if (!j.is_object()) return bad("a record must be a JSON object");
   if (j.contains("v") || j.contains("i")) return Decoded{LineKind::kLegacy, Record{}};
   if (!j.contains("input") || !j.contains("config") || !j.contains("result")) {
@@ -230,7 +226,9 @@ Expected<std::pair<LineKind, Record>> decode_record_line(std::string_view line) 
   if (t.empty() || t.front() == '#') return Decoded{LineKind::kSkipped, Record{}};
   try {
     return decode_line(t);
-  } catch (const std::exception& e) {  // a wrong type deep in the record, or out of memory
+  } catch (const nlohmann::json::exception& e) {  // a wrong type deep in the record
+    return bad(json_error_message(e));
+  } catch (const std::exception& e) {  // out of memory
     return bad(e.what());
   }
 }

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "tunekit/core/json.hpp"
+
 namespace tunekit {
 
 namespace {
@@ -270,7 +272,7 @@ Expected<ConfigSpace> space_from_spec(const nlohmann::ordered_json& spec) {
     }
     return space;
   } catch (const nlohmann::json::exception& e) {
-    return Status(StatusCode::kParseError, std::string("space spec: ") + e.what());
+    return Status(StatusCode::kParseError, "space spec: " + json_error_message(e));
   }
 }
 
@@ -279,13 +281,10 @@ Expected<ConfigSpace> load_space_spec(const std::string& path) {
   if (!in) return Status(StatusCode::kIoError, "cannot open space spec '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
-  nlohmann::ordered_json spec;
-  try {
-    spec = nlohmann::ordered_json::parse(ss.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    return Status(StatusCode::kParseError, fmt::format("{}: {}", path, e.what()));
-  }
-  auto space = space_from_spec(spec);
+  const std::string text = ss.str();
+  auto spec = parse_json<nlohmann::ordered_json>(text);
+  if (!spec) return Status(StatusCode::kParseError, fmt::format("{}: {}", path, spec.status().message()));
+  auto space = space_from_spec(*spec);
   if (!space) return Status(space.status().code(), path + ": " + space.status().message());
   return space;
 }

@@ -105,7 +105,13 @@ expect_fail simulate-no-runs "--runs" "$TK" simulate --data "$CONV" --runs 0
 expect_fail simulate-percentile "--percentile" "$TK" simulate --data "$CONV" --percentile 1.5
 expect_fail simulate-negative-count "pool_random" "$TK" simulate --data "$CONV" --settings '{"pool_random":-1}'
 expect_fail simulate-fraction-count "pool_pairs" "$TK" simulate --data "$CONV" --settings '{"pool_pairs":64.5}'
-expect_fail simulate-overflow "not JSON" "$TK" simulate --data "$CONV" --settings '{"pair_noise":1e400}'
+expect_fail simulate-overflow "simulate: --settings: a number is out of range (1e400)" "$TK" simulate --data "$CONV" --settings '{"pair_noise":1e400}'
+expect_early_fail simulate-settings-syntax 2 "simulate: --settings: not JSON (syntax error at column 2: " \
+  "$TK" simulate --data "$CONV" --settings '{x'
+grep -q "json.exception" err.txt && fail "simulate: --settings error shows nlohmann's exception id" || pass
+deep="$(python3 -c 'print("{\"a\":" + "[" * 50000 + "]" * 50000 + "}")')"
+expect_early_fail simulate-settings-deep 2 "simulate: --settings: nested deeper than 256 levels" \
+  "$TK" simulate --data "$CONV" --settings "$deep"
 expect_fail simulate-ei-without-forest "ei and mean" "$TK" simulate --data "$CONV" --settings '{"acquisition":"ei"}'
 # Settings out of range are usage errors (exit 2) naming the key, reported before any data is
 # loaded or printed, for every strategy.
@@ -136,6 +142,16 @@ expect_early_fail simulate-sa-alpha 2 "sa: setting 'alpha'" \
 expect_early_fail simulate-missing-second 1 "nope.json" \
   "$TK" simulate --data "$CONV" --data nope.json --runs 1 --budget 10 --no-score
 expect_early_fail simulate-data-dir 1 "is a directory" "$TK" simulate --data . --runs 1 --budget 10 --no-score
+# Every --data file is loaded and checked before the first table is printed: a second file with
+# a negative time, a truncated gzip stream, no content or nesting past the limit fails first.
+printf '{"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": -1.0}}}' >negative.json
+head -c 200 "$CONV" >truncated.json.gz
+python3 -c 'print("{\"tune_params\": {\"a\": [1]}, \"cache\": {\"1\": {\"a\": 1, \"time\": 1.0, \"x\": " + "[" * 50000 + "]" * 50000 + "}}}")' >deep.json
+for bad in negative.json truncated.json.gz /dev/null deep.json; do
+  expect_early_fail "simulate-bad-second-$(basename "$bad")" 1 "$bad: " \
+    "$TK" simulate --data "$CONV" --data "$bad" --runs 1 --budget 5 --no-score --threads 1
+done
+grep -q "deep.json: nested deeper than 256 levels" err.txt && pass || { fail "simulate: deep.json not named"; cat err.txt; }
 # 'all' combines with other names; each strategy runs once.
 expect_ok simulate-all-and-auto "$TK" simulate --data "$CONV" --strategy all --strategy auto --runs 1 \
   --budget 5 --no-score --threads 1

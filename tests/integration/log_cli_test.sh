@@ -30,6 +30,24 @@ check "merge: the 2 good records" [ "$(lines m.log)" -eq 2 ]
 expect_fail merge-strict 1 "bad.log:2:" "$TK" log merge --strict bad.log -o m2.log
 check "merge --strict wrote nothing" [ ! -e m2.log ]
 
+# Nesting past the parse limit (deep args or entity payload; these parse, but copies and dumps of
+# them overflowed the stack), a syntax error and a NUL byte: reported as file:line without
+# nlohmann's exception ids, and skipped.
+deep_args="$(python3 -c 'print("[" * 50000 + "]" * 50000)')"
+{ rec 1 1 1e-03; rec "$deep_args" 2 2e-03; rec 1 3 3e-03 | sed "s/\[-1, 3\]/$deep_args/"
+  printf '{"input": x}\n'; rec 1 5 5e-03 | tr 'k' '\0'; rec 1 6 6e-03; } > deep.log
+for cmd in show best merge; do
+  out=(); [ "$cmd" = show ] || out=(-o "deep_$cmd.log")
+  expect_ok "$cmd-deep" "$TK" log "$cmd" deep.log "${out[@]}"
+  check "$cmd: deep args reported" grep -q "deep.log:2: nested deeper than 256 levels (line skipped)" err.txt
+  check "$cmd: deep payload reported" grep -q "deep.log:3: nested deeper than 256 levels" err.txt
+  check "$cmd: syntax error reported" grep -q "deep.log:4: not JSON (syntax error at column 11: " err.txt
+  check "$cmd: NUL byte reported" grep -q "deep.log:5: not JSON (contains a NUL byte at column " err.txt
+  grep -q "json.exception" err.txt && fail "$cmd: nlohmann's exception id in a message" || pass
+  [ "$cmd" = show ] && { grep -q "^2 records" out.txt && pass || fail "show: the good records of deep.log"; }
+done
+check "merge kept the 2 good records" [ "$(lines deep_merge.log)" -eq 2 ]
+
 # The real TopHub lines still load.
 expect_ok show-tophub "$TK" log show "$SRC/tests/data/autotvm/tophub_lines.log"
 grep -q "^2 records (2 successful" out.txt && pass || fail "tophub lines not loaded"

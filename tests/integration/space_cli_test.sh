@@ -93,6 +93,20 @@ expect_fail bad-restriction 1 "badexpr.json" "$TK" space show badexpr.json
 printf '{"parameters": {"a": [1, 2]}, "restrictions": ["b > 1"]}' >unknown.json
 expect_fail unknown-parameter 1 "unknown.json" "$TK" space show unknown.json
 expect_fail missing-file 1 "nope.json" "$TK" space show nope.json
+# JSON errors name the file without nlohmann's exception ids; nesting past the parse limit is
+# refused when parsed (a value or restriction 100,000 levels deep overflowed the stack).
+expect_fail truncated-clean 1 "truncated.json: not JSON (syntax error at column 28: " "$TK" space show truncated.json
+printf '{"parameters": {"a": [1e400]}}' >overflow.json
+expect_fail number-overflow 1 "overflow.json: a number is out of range (1e400)" "$TK" space show overflow.json
+python3 -c 'print("{\"parameters\": {\"a\": [1, 2, " + "[" * 100000 + "]" * 100000 + "]}}")' >deep_value.json
+python3 -c 'print("{\"parameters\": {\"a\": [1, 2]}, \"restrictions\": " + "[" * 100000 + "]" * 100000 + "}")' >deep_restriction.json
+for f in deep_value deep_restriction; do
+  expect_fail "$f" 1 "$f.json: nested deeper than 256 levels" "$TK" space show "$f.json"
+  expect_fail "$f-check" 1 "$f.json: nested deeper than 256 levels" "$TK" space check "$f.json" a=1
+done
+for f in truncated overflow; do
+  "$TK" space show "$f.json" 2>&1 | grep -q "json.exception" && fail "$f: nlohmann's exception id" || pass
+done
 expect_fail bad-format 2 "--format" "$TK" space show small.json --format xml
 
 echo "space cli: $passes passed, $fails failed"

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "tunekit/core/json.hpp"
 #include "tunekit/search/replay.hpp"
 #include "tunekit/search/strategy.hpp"
 
@@ -113,12 +114,12 @@ void run_simulate(const SimulateArgs& args) {
   using tunekit::cli::CommandFailure;
   const auto budgets = parse_budgets(args.budgets);
   const std::size_t max_budget = *std::max_element(budgets.begin(), budgets.end());
-  nlohmann::json settings;
-  try {
-    settings = nlohmann::json::parse(args.settings);
-  } catch (const nlohmann::json::exception& e) {
-    throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("simulate: --settings is not JSON: {}", e.what())};
+  auto parsed_settings = tunekit::parse_json<nlohmann::json>(args.settings);
+  if (!parsed_settings) {
+    throw CommandFailure{tunekit::cli::kExitUsage,
+                         fmt::format("simulate: --settings: {}", parsed_settings.status().message())};
   }
+  nlohmann::json settings = std::move(*parsed_settings);
   if (settings.is_null()) settings = nlohmann::json::object();
   if (!(args.percentile > 0.0 && args.percentile < 1.0))
     throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --percentile must be in (0, 1)"};
@@ -140,20 +141,33 @@ void run_simulate(const SimulateArgs& args) {
   const bool json = args.format == "json";
   nlohmann::json report = nlohmann::json::array();
 
+  // Every file is loaded and checked (contents, and settings that do not fit its space, such as
+  // a grid range past its last index) before the first table starts: a bad second file fails
+  // the command without printing the first one's results.
+  struct Loaded {
+    std::shared_ptr<const tunekit::ReplayData> data;
+    double load_s = 0.0;
+  };
+  std::vector<Loaded> files;
   for (const auto& path : args.data) {
     const auto load_start = std::chrono::steady_clock::now();
     auto loaded = tunekit::ReplayData::load(path);
     if (!loaded) throw CommandFailure{tunekit::cli::kExitFailure, loaded.status().message()};
     const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
     auto data = std::make_shared<const tunekit::ReplayData>(std::move(*loaded));
-    // Settings that do not fit this file's space (a grid range past its last index) fail here,
-    // before the file's table starts.
     for (const auto& name : strategies) {
       auto probe = tunekit::make_strategy(name, settings);
       if (!probe) throw CommandFailure{tunekit::cli::kExitUsage, probe.status().message()};
       const auto st = (*probe)->initialize(*data->space(), args.seed);
       if (!st) throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("{}: {}", path, st.message())};
     }
+    files.push_back({std::move(data), load_s});
+  }
+
+  for (std::size_t file = 0; file < files.size(); ++file) {
+    const std::string& path = args.data[file];
+    const auto& data = files[file].data;
+    const double load_s = files[file].load_s;
     const auto budget = tunekit::methodology_budget(*data, ms);
     nlohmann::json file_report = {{"data", path},
                                   {"kernel", data->kernel_name()},

@@ -60,12 +60,14 @@ class ReplayData {
  public:
   /// Reads and parses `path`. Errors: kIoError (cannot open/read/decompress, a truncated gzip
   /// stream); kParseError naming the file and the cache key / T4 result index for: not JSON,
-  /// neither format, no parameter, a value listed twice in tune_params, a record naming an
-  /// unknown value or missing a parameter, a configuration recorded twice, a time that is not a
-  /// finite number > 0 ms (the objective) or >= 0 ms (compile_time and the other charged
-  /// times, T4 `times`), a failure string other than Kernel Tuner's InvalidConfig,
-  /// CompilationFailedConfig and RuntimeFailedConfig, a T4 invalidity outside the T4 schema's
-  /// list, and data where every configuration failed.
+  /// arrays and objects nested deeper than kMaxJsonDepth levels, neither format, a Kernel Tuner
+  /// `objective` other than "time", no parameter, a value listed twice in tune_params, a record
+  /// naming an unknown value or missing a parameter, a configuration recorded twice, a time that
+  /// is not a normal finite number > 0 ms (the objective; subnormals such as 1e-320 are refused)
+  /// or a finite number >= 0 ms (compile_time and the other charged times, T4 `times`), T4
+  /// `times` that is not an object or `times.runtimes` that is not a list, a failure string
+  /// other than Kernel Tuner's InvalidConfig, CompilationFailedConfig and RuntimeFailedConfig, a
+  /// T4 invalidity outside the T4 schema's list, and data where every configuration failed.
   static Expected<ReplayData> load(const std::string& path);
   /// Builds from a parsed document, with the checks and results of load(); `source` names it in
   /// messages.

@@ -77,7 +77,8 @@ enum class LineKind : std::uint8_t { kRecord, kSkipped, kLegacy };
 ///     error_no is 0, one or more costs, each a finite number > 0 (seconds); a failed record's
 ///     costs are upstream's placeholder and are not read;
 ///   - "version": 0.2 (every v0.2 writer, upstream and tunekit, writes it).
-/// Never throws: any JSON error (syntax, a number out of range, a wrong type) is a kParseError.
+/// Never throws: any JSON error (syntax, a NUL byte, a number out of range, nesting deeper than
+/// kMaxJsonDepth levels, a wrong type) is a kParseError, worded without nlohmann's exception ids.
 /// Errors: kParseError describing what is wrong (the caller adds file:line).
 Expected<std::pair<LineKind, Record>> decode_record_line(std::string_view line);
 

@@ -46,7 +46,10 @@ inline constexpr std::uint64_t kMaxSpecKnobValues = 1'000'000;
 /// restrictions leave no valid point.
 inline constexpr std::uint64_t kMaxCheckedSpecPoints = std::uint64_t{1} << 20;
 
-/// Reads `path` (JSON) and calls space_from_spec. Errors: kIoError, kParseError naming the file.
+/// Reads `path` (JSON) and calls space_from_spec.
+/// Errors: kIoError; kParseError naming the file for text that is not JSON, a number out of
+///   range (1e400) or arrays and objects nested deeper than kMaxJsonDepth levels (parse_json);
+///   space_from_spec's errors prefixed with the file.
 Expected<ConfigSpace> load_space_spec(const std::string& path);
 
 }  // namespace tunekit

@@ -140,6 +140,29 @@ TEST(Record, OutOfRangeNumbersAndWrongTypesAreParseErrorsNotExceptions) {
   EXPECT_NE(parse_error_of("[1, 2]"), "");
 }
 
+TEST(Record, DeepNestingNulBytesAndSyntaxErrorsAreCleanParseErrors) {
+  // Args or an entity payload nested past kMaxJsonDepth are refused before parsing: 50,000
+  // levels parse, but copying and dumping the record recursed once per level.
+  const std::string deep = std::string(50'000, '[') + std::string(50'000, ']');
+  const std::string good = file_lines(kData + "tophub_lines.log")[2];
+  EXPECT_EQ(parse_error_of(tophub_with("[6, 1, 32, 1]", deep)), "nested deeper than 256 levels");
+  const auto args_at = good.find("\"conv2d_nchw.cuda\", ") + std::string("\"conv2d_nchw.cuda\", ").size();
+  ASSERT_NE(args_at, std::string::npos);
+  std::string deep_args = good;
+  deep_args.insert(args_at, ", ").insert(args_at, deep);
+  EXPECT_EQ(parse_error_of(deep_args), "nested deeper than 256 levels");
+  std::string nul = good;
+  nul[4] = '\0';
+  EXPECT_EQ(parse_error_of(nul), "not JSON (contains a NUL byte at column 5)");
+  const std::string syntax = parse_error_of("{\"input\": x}");
+  EXPECT_EQ(syntax.rfind("not JSON (syntax error at column 11: ", 0), 0u) << syntax;
+  EXPECT_EQ(parse_error_of(tophub_with("[5.69732536806342e-05]", "[1e400]")),
+            "a number is out of range (1e400)");
+  for (const std::string& m : {syntax, parse_error_of(tophub_with("\"0.7.dev0\"", "7"))}) {
+    EXPECT_EQ(m.find("json.exception"), std::string::npos) << m;
+  }
+}
+
 TEST(Record, LoadingSkipsOutOfRangeLinesWithFileAndLine) {
   const std::string path = temp_path("range.log");
   {

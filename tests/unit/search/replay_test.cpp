@@ -151,6 +151,15 @@ TEST(ReplayData, DamagedFilesGiveOneErrorNamingTheFile) {
       {"runtimes.json",
        R"({"results": [{"configuration": {"a": 1}, "times": {"runtimes": ["x"]}}]})",
        StatusCode::kParseError, "T4 result 0: a runtime is a string, not a number"},
+      // Nesting past kMaxJsonDepth, even in a field replay ignores, is refused before parsing.
+      {"deep.json",
+       std::string(R"({"tune_params": {"a": [1]}, "cache": {"1": {"a": 1, "time": 1.0, "x": )")
+           .append(50'000, '[')
+           .append(50'000, ']')
+           .append("}}}"),
+       StatusCode::kParseError, "nested deeper than 256 levels"},
+      {"nul.json", std::string("{\"tune_params\": {\"a\": [1]}\0}", 28), StatusCode::kParseError,
+       "contains a NUL byte"},
   };
   for (const Case& c : cases) {
     const std::string path = dir.write(c.name, c.bytes);
@@ -175,7 +184,16 @@ TEST(ReplayData, BadRecordsGiveOneErrorNamingTheFileAndTheRecord) {
   const std::vector<Case> cases = {
       // Kernel Tuner cache: the objective is a finite time > 0.
       {R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": -5.0}}})",
-       "cache entry '2': 'time' is -5.0; a recorded time is a finite number of milliseconds > 0"},
+       "cache entry '2': 'time' is -5.0; a recorded time is a normal finite number of "
+       "milliseconds > 0"},
+      // A subnormal time would make the fraction of optimum infinite.
+      {R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": 1e-320}}})",
+       "cache entry '2': 'time' is 1e-320; a recorded time is a normal finite number"},
+      // Replay minimises 'time': a cache tuned for another objective is refused.
+      {R"({"tune_params": {"a": [1]}, "objective": "GFLOP/s", "cache": {"1": {"a": 1, "time": 1.0}}})",
+       "'objective' is \"GFLOP/s\"; replay supports caches tuned for \"time\" only"},
+      {R"({"tune_params": {"a": [1]}, "objective": 3, "cache": {"1": {"a": 1, "time": 1.0}}})",
+       "'objective' is a number, not a string"},
       {R"({"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": 0}}})",
        "cache entry '2': 'time' is 0; a recorded time"},
       // Times charged to the simulated clock are finite and >= 0.
@@ -206,8 +224,17 @@ TEST(ReplayData, BadRecordsGiveOneErrorNamingTheFileAndTheRecord) {
       // T4: the same rules, naming the result index.
       {R"({"results": [{"configuration": {"a": 1}, "times": {}, "invalidity": "correct",
                         "measurements": [{"name": "time", "value": -3.0}]}]})",
-       "T4 result 0: the time measurement is -3.0; a recorded time is a finite number of "
+       "T4 result 0: the time measurement is -3.0; a recorded time is a normal finite number of "
        "milliseconds > 0"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {}, "invalidity": "correct",
+                        "measurements": [{"name": "time", "value": 4e-310}]}]})",
+       "T4 result 0: the time measurement is 4e-310"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": {"runtimes": "x"},
+                        "measurements": [{"name": "time", "value": 3.0}]}]})",
+       "T4 result 0: times.runtimes is a string, not a list"},
+      {R"({"results": [{"configuration": {"a": 1}, "times": 7,
+                        "measurements": [{"name": "time", "value": 3.0}]}]})",
+       "T4 result 0: 'times' is a number, not an object"},
       {R"({"results": [{"configuration": {"a": 1}, "times": {"compilation": -1}, "invalidity": "correct",
                         "measurements": [{"name": "time", "value": 3.0}]}]})",
        "T4 result 0: times.compilation is -1; a recorded time is a finite number of milliseconds "
