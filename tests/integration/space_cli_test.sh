@@ -72,6 +72,9 @@ expect_rc show-none 0 timeout 60 "$TK" space show none.json --sample 2
 grep -q 'found 0 of 2 valid configurations in [0-9]* random indices' out.txt && pass || fail "show: no valid point not reported"
 expect_fail sample-cap 2 "--sample" "$TK" space show small.json --sample 1000001
 
+expect_rc seed-max 0 "$TK" space show small.json --sample 1 --seed 18446744073709551615
+expect_fail seed-over 2 "is not a whole number in [0, 18446744073709551615]" "$TK" space show small.json --seed 18446744073709551616
+
 # check: valid, invalid (exit 3, the failing restriction named), bad values and names.
 expect_rc check-valid 0 "$TK" space check small.json block_size_x=48 block_size_y=16 tile_size_x=2 use_shmem=1 mode=safe
 grep -q '^valid: index ' out.txt && pass || fail "check: valid verdict"

@@ -93,22 +93,6 @@ std::vector<std::string> expand_strategies(const std::vector<std::string>& names
   return out;
 }
 
-// CLI11 check of --seed: a whole decimal number that fits 64 bits unsigned (CLI11 itself would
-// wrap -1 and 2^64 around).
-CLI::Validator seed_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        std::uint64_t value = 0;
-        const char* end = text.data() + text.size();
-        const auto [stop, ec] = std::from_chars(text.data(), end, value);
-        if (text.empty() || ec != std::errc() || stop != end) {
-          return fmt::format("'{}' is not a whole number in [0, {}]", text,
-                             std::numeric_limits<std::uint64_t>::max());
-        }
-        return {};
-      },
-      "UINT64", "seed_number");
-}
 
 void run_simulate(const SimulateArgs& args) {
   using tunekit::cli::CommandFailure;
@@ -259,7 +243,7 @@ void register_simulate_command(CLI::App& app) {
   cmd->add_option("--budget", args->budgets, "Evaluations, one number or a comma list (default 200)");
   cmd->add_option("--runs", args->runs, "Runs per strategy (default 50)")->check(CLI::Range(1, 1000000));
   cmd->add_option("--seed", args->seed, "Seed of the first run, 0 to 2^64-1; run r uses seed+r (default 0)")
-      ->check(seed_number());
+      ->check(tunekit::cli::seed_number());
   cmd->add_option("--threads", args->threads, "Worker threads (default: all cores; results do not depend on it)");
   cmd->add_option("--settings", args->settings, "Strategy settings as a JSON object");
   cmd->add_option("--percentile", args->percentile, "Methodology cutoff percentile (default 0.95)");

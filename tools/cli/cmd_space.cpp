@@ -290,8 +290,10 @@ void register_space_command(CLI::App& app) {
                    "Random valid configurations to print, at most 1000000 (default 0)")
       ->check(tunekit::cli::non_negative_integer())
       ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}));
-  show_cmd->add_option("--seed", args->seed, "Seed of the sample and of the estimate (default 0)")
-      ->check(tunekit::cli::non_negative_integer());
+  show_cmd
+      ->add_option("--seed", args->seed,
+                   "Seed of the sample and of the estimate, 0 to 2^64-1 (default 0)")
+      ->check(tunekit::cli::seed_number());
   show_cmd
       ->add_option("--count-limit", args->count_limit,
                    "Count valid points exactly up to this many points, else estimate "

@@ -4,7 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <system_error>
 #include <utility>
 
 namespace tunekit::cli {
@@ -41,6 +45,23 @@ inline CLI::Validator whole_number_at_least(long long min, std::string name) {
 
 /// CLI11 check: a whole decimal number >= 0.
 inline CLI::Validator non_negative_integer() { return whole_number_at_least(0, "non_negative_integer"); }
+
+/// CLI11 check of a seed: a whole decimal number that fits 64 bits unsigned (CLI11 itself
+/// would wrap -1 and 2^64 around).
+inline CLI::Validator seed_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, ec] = std::from_chars(text.data(), end, value);
+        if (text.empty() || ec != std::errc() || stop != end) {
+          return "'" + text + "' is not a whole number in [0, " +
+                 std::to_string(std::numeric_limits<std::uint64_t>::max()) + "]";
+        }
+        return {};
+      },
+      "UINT64", "seed_number");
+}
 
 /// CLI11 check: a whole decimal number >= 1.
 inline CLI::Validator positive_integer() { return whole_number_at_least(1, "positive_integer"); }
