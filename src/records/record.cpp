@@ -12,14 +12,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <iostream>
 #include <limits>
 #include <numeric>
-#include <sstream>
 
 #include "tunekit/core/json.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
+#include "records/log_text.hpp"
 
 namespace tunekit {
 
@@ -264,37 +263,46 @@ Expected<std::vector<Record>> parse_records(std::string_view text, const std::st
   return out;
 }
 
-Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options) {
+Expected<std::string> read_log_text(int fd, const std::string& path) {
   std::string text;
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    text = std::move(buffer).str();
-  } else {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(errno)));
+  char buf[1 << 16];
+  bool seekable = true;
+  for (off_t at = 0;;) {
+    const ssize_t n = seekable ? ::pread(fd, buf, sizeof buf, at) : ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == ESPIPE && seekable) {
+      seekable = false;
+      continue;
     }
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(EISDIR)));
+    if (n < 0) {
+      return Status(StatusCode::kIoError,
+                    fmt::format("cannot read tuning log '{}': {}", path, std::strerror(errno)));
     }
-    char buf[1 << 16];
-    for (;;) {
-      const ssize_t n = ::read(fd, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        const std::string why = std::strerror(errno);
-        ::close(fd);
-        return Status(StatusCode::kIoError, fmt::format("cannot read tuning log '{}': {}", path, why));
-      }
-      if (n == 0) break;
-      text.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(fd);
+    if (n == 0) return text;
+    text.append(buf, static_cast<std::size_t>(n));
+    at += n;
   }
-  return parse_records(text, path, options);
+}
+
+Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options) {
+  if (path == "-") {
+    auto text = read_log_text(STDIN_FILENO, path);
+    if (!text) return text.status();
+    return parse_records(*text, path, options);
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(errno)));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(EISDIR)));
+  }
+  auto text = read_log_text(fd, path);
+  ::close(fd);
+  if (!text) return text.status();
+  return parse_records(*text, path, options);
 }
 
 Status check_resumable(std::span<const Record> records, const ConfigSpace& space, const std::string& source) {

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "tunekit/core/log.hpp"
+#include "records/log_text.hpp"
 
 namespace tunekit {
 
@@ -71,20 +72,6 @@ Expected<LockedFd> open_locked(const std::string& path, int flags, int op, std::
   }
 }
 
-/// The whole content of `fd` from offset 0.
-Expected<std::string> read_all(int fd, const std::string& path) {
-  std::string text;
-  char buf[1 << 16];
-  for (off_t at = 0;;) {
-    const ssize_t n = ::pread(fd, buf, sizeof buf, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return io_error("read tuning log", path, errno);
-    if (n == 0) return text;
-    text.append(buf, static_cast<std::size_t>(n));
-    at += n;
-  }
-}
-
 Status write_all(int fd, const std::string& text, const std::string& path) {
   std::size_t done = 0;
   while (done < text.size()) {
@@ -124,7 +111,7 @@ Status JsonLinesStore::append(std::span<const Record> records) {
 Expected<std::vector<Record>> JsonLinesStore::load() const {
   auto l = open_locked(path_, O_RDONLY, LOCK_SH, "open tuning log");
   if (!l) return l.status();
-  auto text = read_all(l->fd, path_);
+  auto text = read_log_text(l->fd, path_);
   ::close(l->fd);
   if (!text) return text.status();
   return parse_records(*text, path_);
@@ -171,7 +158,7 @@ void LockedLog::release() noexcept {
 }
 
 Expected<std::vector<Record>> LockedLog::load(const LoadOptions& options) const {
-  auto text = read_all(fd_, path_);
+  auto text = read_log_text(fd_, path_);
   if (!text) return text.status();
   return parse_records(*text, path_, options);
 }
