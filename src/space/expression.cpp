@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <utility>
 
 namespace tunekit {
 
@@ -29,6 +30,12 @@ enum class Op : std::uint8_t {
 enum class Cmp : std::uint8_t { kLt, kLe, kGt, kGe, kEq, kNe };
 
 enum class Fn : std::uint8_t { kMin, kMax, kAbs, kInt, kFloat, kRound, kFloor, kCeil, kSqrt, kLog, kLog2, kPow };
+
+/// The callable functions by name (the parser's lookup and the type checker's messages).
+constexpr std::pair<std::string_view, Fn> kFunctions[] = {
+    {"min", Fn::kMin},     {"max", Fn::kMax},     {"abs", Fn::kAbs},     {"int", Fn::kInt},
+    {"float", Fn::kFloat}, {"round", Fn::kRound}, {"floor", Fn::kFloor}, {"ceil", Fn::kCeil},
+    {"sqrt", Fn::kSqrt},   {"log", Fn::kLog},     {"log2", Fn::kLog2},   {"pow", Fn::kPow}};
 
 struct Node {
   Op op = Op::kNumber;
@@ -416,12 +423,8 @@ class Parser {
   }
 
   Expected<int> parse_call(const Token& name) {
-    static const std::pair<std::string_view, Fn> kFns[] = {
-        {"min", Fn::kMin},   {"max", Fn::kMax},     {"abs", Fn::kAbs},   {"int", Fn::kInt},
-        {"float", Fn::kFloat}, {"round", Fn::kRound}, {"floor", Fn::kFloor}, {"ceil", Fn::kCeil},
-        {"sqrt", Fn::kSqrt}, {"log", Fn::kLog},     {"log2", Fn::kLog2}, {"pow", Fn::kPow}};
     std::optional<Fn> fn;
-    for (const auto& [text, f] : kFns) {
+    for (const auto& [text, f] : kFunctions) {
       if (name.text == text) fn = f;
     }
     if (!fn) return error("unknown function '" + name.text + "'", name.column);
@@ -649,19 +652,8 @@ std::string_view op_text(Op op) {
 }
 
 std::string_view fn_text(Fn fn) {
-  switch (fn) {
-    case Fn::kMin: return "min";
-    case Fn::kMax: return "max";
-    case Fn::kAbs: return "abs";
-    case Fn::kInt: return "int";
-    case Fn::kFloat: return "float";
-    case Fn::kRound: return "round";
-    case Fn::kFloor: return "floor";
-    case Fn::kCeil: return "ceil";
-    case Fn::kSqrt: return "sqrt";
-    case Fn::kLog: return "log";
-    case Fn::kLog2: return "log2";
-    case Fn::kPow: return "pow";
+  for (const auto& [text, f] : kFunctions) {
+    if (f == fn) return text;
   }
   return "function";
 }
