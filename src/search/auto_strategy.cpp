@@ -87,6 +87,10 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
       {"interactions", [](AutoSettings& a, const J& v) { a.interactions = setting::boolean(v); }},
       {"pool_recombine", [](AutoSettings& a, const J& v) { a.pool_recombine = pool_of(v); }},
       {"pool_adjacent", [](AutoSettings& a, const J& v) { a.pool_adjacent = pool_of(v); }},
+      {"design",
+       [](AutoSettings& a, const J& v) { a.design = setting::one_of(v, {"maximin", "random"}); }},
+      {"design_pool",
+       [](AutoSettings& a, const J& v) { a.design_pool = integer_in(v, 1, kMaxPool); }},
       {"pool_density", [](AutoSettings& a, const J& v) { a.pool_density = pool_of(v); }},
       {"good_fraction", [](AutoSettings& a, const J& v) { a.good_fraction = fraction_of(v); }},
       {"recombine_parents",
@@ -209,6 +213,7 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   pack_.clear();
   pack_cursor_ = 0;
   pending_.reset();
+  design_.clear();
   multi_valued_.clear();
   two_knob_moves_ = 0;
   for (std::size_t k = 0; k < space.knob_count(); ++k) {
@@ -623,6 +628,50 @@ std::optional<Config> AutoStrategy::global_pick() {
   return c ? c : random_unvisited();
 }
 
+std::optional<Config> AutoStrategy::design_pick() {
+  if (settings_.design == "random") return random_unvisited();
+  // Greedy maximin: of design_pool random unvisited candidates, the one farthest (smallest
+  // Hamming distance) from every configuration measured or chosen so far.
+  auto distance_to_set = [this](std::span<const std::uint32_t> c) {
+    std::size_t nearest = c.size();
+    for (const auto* set : {&xs_, &design_}) {
+      for (const auto& x : *set) {
+        std::size_t d = 0;
+        for (std::size_t k = 0; k < c.size(); ++k) d += x[k] != c[k] ? 1 : 0;
+        nearest = std::min(nearest, d);
+      }
+    }
+    return nearest;
+  };
+  std::optional<Config> best;
+  std::size_t best_distance = 0;
+  std::size_t ties = 0;
+  for (std::size_t i = 0; i < settings_.design_pool; ++i) {
+    // The first candidate may come from enumerating a sparse space; the others are drawn with
+    // a bounded number of attempts, so a design step costs at most one enumeration.
+    std::optional<Config> c;
+    if (i == 0) {
+      c = random_unvisited();
+    } else {
+      const auto idx = space_->random_valid_index(
+          rng_, 0, space_->range_length(),
+          [this](std::uint64_t j) { return visited_.count(j) > 0; }, 1000);
+      if (idx) c = space_->config_at(*idx);
+    }
+    if (!c) break;
+    const std::size_t d = distance_to_set(c->knobs());
+    if (!best || d > best_distance) {
+      best = std::move(c);
+      best_distance = d;
+      ties = 1;
+    } else if (d == best_distance && rng_.uniform(++ties) == 0) {
+      best = std::move(c);
+    }
+  }
+  if (best) design_.emplace_back(best->knobs().begin(), best->knobs().end());
+  return best;
+}
+
 std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
   std::vector<Config> out;
   const bool warm = fitted_ && xs_.size() >= settings_.initial;
@@ -633,7 +682,7 @@ std::vector<Config> AutoStrategy::next_batch(std::size_t n) {
       c = pack_pick();
       if (!c) c = global_pick();
     } else {
-      c = warm ? global_pick() : random_unvisited();
+      c = warm ? global_pick() : design_pick();
     }
     if (!c) break;
     visited_.insert(c->index());

@@ -23,8 +23,16 @@ namespace tunekit {
 
 /// Settings of AutoStrategy. Defaults were chosen on the replay data (docs/search.md).
 struct AutoSettings {
-  /// Random configurations measured before the first model fit.
+  /// Configurations measured before the first model fit.
   std::size_t initial = 8;
+  /// How the `initial` configurations are chosen: "maximin" (one at a time, the one of
+  /// `design_pool` random unvisited valid configurations whose smallest Hamming distance, the
+  /// number of knobs that differ, to the configurations measured or chosen so far is largest;
+  /// ties at random: a greedy maximin design, Johnson, Moore and Ylvisaker, J. Statist. Plann.
+  /// Inference 26, 1990, drawn from random candidates so constrained spaces need no table) or
+  /// "random" (uniform random valid configurations, the default before; docs/search.md).
+  std::string design = "maximin";
+  std::size_t design_pool = 16;
   /// "pairwise" (PairwiseBayesModel: Bayesian linear regression on one-hot knob values and
   /// their pairwise products, one posterior draw per fit), "gbt" (BoostedTreesModel: depth-3
   /// boosted trees, fitted on a bootstrap resample of the trials), "xgb" (the same boosted trees
@@ -132,7 +140,7 @@ struct AutoSettings {
 
 /// tunekit's default strategy: model-guided local search (a strategy none of the peers ships).
 ///
-/// 1. Measure `initial` (8) random valid configurations.
+/// 1. Measure `initial` (8) valid configurations, a greedy maximin design (AutoSettings::design).
 /// 2. After every trial (every n/64 trials beyond 128), draw a function from the posterior of
 ///    PairwiseBayesModel (a Gaussian prior on one weight per knob value and per pair of values
 ///    of two knobs) given y = the rank quantile of each trial's score (failures 0).
@@ -162,6 +170,9 @@ class AutoStrategy : public SearchStrategy {
   void refit();
   std::vector<double> scores_of(const FeatureMatrix& x);
   std::optional<Config> random_unvisited();
+  /// The next configuration of the initial design (AutoSettings::design); nullopt when every
+  /// valid configuration was visited.
+  std::optional<Config> design_pick();
   const std::vector<float>& features(std::uint64_t index, std::span<const std::uint32_t> knobs);
 
   AutoSettings settings_;
@@ -171,6 +182,7 @@ class AutoStrategy : public SearchStrategy {
   std::unique_ptr<ForestModel> forest_;
   std::unique_ptr<CostModel> boosted_;  // model "gbt" or "xgb"
   std::unique_ptr<PairwiseBayesModel> pairwise_;
+  std::vector<KnobVector> design_;  // initial configurations chosen so far
   std::vector<KnobVector> xs_;
   std::vector<double> scores_;
   double best_y_ = 0.0;

@@ -267,6 +267,7 @@ TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
       {"failure_penalty", 1e300}, {"pack_children", 2000000},  {"pair_noise_grid", {0.1, 2e6}},
       {"pair_noise_grid", 0.1},   {"target", "median"},        {"acquisition", 1},
       {"generator", true},        {"interactions", "false"},   {"pair_first_variance", -0.5},
+      {"design", "lhs"},          {"design_pool", 0},          {"design_pool", 2000000},
   };
   for (const auto& [key, value] : bad) {
     const auto message = error({{key, value}});
@@ -287,7 +288,8 @@ TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
            {"epsilon", 0},           {"eta", 1},           {"max_depth", 64},   {"trees", 10000},
            {"ts_trees", 10000},      {"refresh_trees", 0}, {"min_samples_leaf", 1},
            {"min_samples_split", 2}, {"pair_noise_grid", {1e-6, 1e6}},           {"target", ""},
-           {"failure_penalty", 0},   {"pack_size", 0}}) {
+           {"failure_penalty", 0},   {"pack_size", 0},     {"design", "random"},
+           {"design_pool", 1},       {"design_pool", 1000000}}) {
     EXPECT_EQ(error({{key, value}}), "") << key << " = " << value.dump();
   }
 }
@@ -374,6 +376,34 @@ TEST(Auto, TrialsThatDoNotFitTheSpaceAreIgnored) {
     EXPECT_TRUE(space.is_valid(c.index()));
     EXPECT_NE(c.index(), history[2].config.index());  // the fitting trial counts as visited
   }
+}
+
+TEST(Auto, InitialDesignIsMaximinInHammingDistance) {
+  // 4 knobs of 4 values, no restriction: 4 configurations can differ pairwise in every knob
+  // (a Latin design), and the greedy maximin design over 1000 random candidates finds one
+  // (missing the last point has probability about (60/61)^999 < 1e-7 per seed). Uniform
+  // random picks give such a design with probability (3/4 * 2/4 * 1/4)^4 < 1e-3.
+  ConfigSpace space;
+  for (const char* name : {"a", "b", "c", "d"}) ASSERT_TRUE(space.define_knob(name, {1, 2, 3, 4}));
+  auto latin = [&](const nlohmann::json& settings, std::uint64_t seed) {
+    auto s = make_strategy("auto", settings);
+    EXPECT_TRUE(s);
+    EXPECT_TRUE((*s)->initialize(space, seed));
+    const auto batch = (*s)->next_batch(4);
+    EXPECT_EQ(batch.size(), 4u);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      for (std::size_t j = i + 1; j < batch.size(); ++j)
+        for (std::size_t k = 0; k < 4; ++k)
+          if (batch[i].knobs()[k] == batch[j].knobs()[k]) return false;
+    return true;
+  };
+  int maximin = 0, random = 0;
+  for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    maximin += latin({{"design_pool", 1000}}, seed);
+    random += latin({{"design", "random"}}, seed);
+  }
+  EXPECT_EQ(maximin, 5);
+  EXPECT_EQ(random, 0);
 }
 
 TEST(Auto, FindsTheOptimumOfTheFixture) {
