@@ -25,12 +25,13 @@ using setting::Open;
 using Setter = void (*)(AutoSettings&, const nlohmann::json&);
 
 // Limits of the settings (documented in AutoSettings::from_json and docs/search.md).
-constexpr std::uint64_t kMaxPool = 1000000;    // candidates of one kind per step, top_k, pack
-constexpr std::uint64_t kMaxTrees = 10000;     // forest trees (each is refitted)
-constexpr std::uint64_t kMaxDepth = 64;        // tree depth (forest and boosted trees)
-constexpr std::uint64_t kMaxGbtDepth = 12;     // BoostedTreesModel stores complete trees
-constexpr std::uint64_t kMaxRounds = 1000000;  // boosting rounds
-constexpr std::size_t kMaxNoiseGrid = 100;     // pair_noise_grid values (one factor each)
+constexpr std::uint64_t kMaxPool = 1000000;      // candidates of one kind per step, top_k, pack
+constexpr std::uint64_t kMaxDesignPool = 10000;  // per maximin pick (each vs every trial)
+constexpr std::uint64_t kMaxTrees = 10000;       // forest trees (each is refitted)
+constexpr std::uint64_t kMaxDepth = 64;          // tree depth (forest and boosted trees)
+constexpr std::uint64_t kMaxGbtDepth = 12;       // BoostedTreesModel stores complete trees
+constexpr std::uint64_t kMaxRounds = 1000000;    // boosting rounds
+constexpr std::size_t kMaxNoiseGrid = 100;       // pair_noise_grid values (one factor each)
 constexpr double kMaxVariance = 1e6;
 constexpr double kMinNoise = 1e-6;  // a noise variance that keeps the Cholesky factor positive
 
@@ -90,7 +91,7 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
       {"design",
        [](AutoSettings& a, const J& v) { a.design = setting::one_of(v, {"maximin", "random"}); }},
       {"design_pool",
-       [](AutoSettings& a, const J& v) { a.design_pool = integer_in(v, 1, kMaxPool); }},
+       [](AutoSettings& a, const J& v) { a.design_pool = integer_in(v, 1, kMaxDesignPool); }},
       {"pool_density", [](AutoSettings& a, const J& v) { a.pool_density = pool_of(v); }},
       {"good_fraction", [](AutoSettings& a, const J& v) { a.good_fraction = fraction_of(v); }},
       {"recombine_parents",

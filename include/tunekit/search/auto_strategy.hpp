@@ -121,16 +121,15 @@ struct AutoSettings {
   /// "feature_fraction", "min_samples_leaf", "min_samples_split" set the forest; "rounds",
   /// "eta", "min_child_weight" and "max_depth" the boosted trees; "pair_*" the pairwise
   /// model). Every value is checked, whichever model uses it.
-  /// Ranges:  counts are integers >= 0; initial, refit_divisor >= 1; pools, pack_size,
-  ///          pack_children, recombine_parents and top_k at most 10^6; trees and ts_trees in
-  ///          [1, 10^4], refresh_trees in [0, 10^4]; max_depth in [1, 64] (at most 12 with
-  ///          model gbt); min_samples_leaf in [1, 10^6], min_samples_split in [2, 10^6];
-  ///          rounds in [1, 10^6]; pair_max_rows >= 2; feature_fraction, good_fraction and eta
-  ///          in (0, 1] (eta as XGBoost documents it); epsilon, shake_rate and jump_rate in
-  ///          [0, 1]; variances, min_child_weight and failure_penalty in [0, 10^6]; noise
-  ///          variances in [10^-6, 10^6], pair_noise_grid 1 to 100 of them; pack_size >= 4 with
-  ///          generator pack; names one of those listed above; repair, bootstrap and
-  ///          interactions true or false.
+  /// Ranges:  counts are integers >= 0; initial, refit_divisor >= 1; design_pool in [1, 10^4];
+  ///          pools, pack_size, pack_children, recombine_parents and top_k at most 10^6; trees and
+  ///          ts_trees in [1, 10^4], refresh_trees in [0, 10^4]; max_depth in [1, 64] (at most 12
+  ///          with model gbt); min_samples_leaf in [1, 10^6], min_samples_split in [2, 10^6];
+  ///          rounds in [1, 10^6]; pair_max_rows >= 2; feature_fraction, good_fraction and eta in
+  ///          (0, 1] (eta as XGBoost documents it); epsilon, shake_rate and jump_rate in [0, 1];
+  ///          variances, min_child_weight and failure_penalty in [0, 10^6]; noise variances in
+  ///          [10^-6, 10^6], pair_noise_grid 1 to 100 of them; pack_size >= 4 with generator pack;
+  ///          names one of those listed above; repair, bootstrap and interactions true or false.
   /// Errors:  kInvalidArgument, one message per error: an unknown key (listing the accepted
   ///          ones), a value of the wrong type or out of range ("auto: setting
   ///          'feature_fraction' must be a number in (0, 1]"), acquisition ei or mean without
