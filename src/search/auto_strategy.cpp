@@ -252,12 +252,12 @@ const std::vector<float>& AutoStrategy::features(std::uint64_t index,
   return feature_cache_.emplace(index, std::move(f)).first->second;
 }
 
-std::optional<Config> AutoStrategy::random_unvisited() {
+std::optional<Config> AutoStrategy::random_unvisited(std::size_t attempts, bool enumerate) {
   auto idx = space_->random_valid_index(
       rng_, 0, space_->range_length(), [this](std::uint64_t i) { return visited_.count(i) > 0; },
-      100000);
+      attempts);
   if (idx) return space_->config_at(*idx);
-  if (space_->range_length() > (std::uint64_t{1} << 24)) return std::nullopt;
+  if (!enumerate || space_->range_length() > (std::uint64_t{1} << 24)) return std::nullopt;
   std::vector<std::uint64_t> rest;
   for (std::uint64_t i = 0; i < space_->range_length(); ++i) {
     if (!visited_.count(i) && space_->is_valid(i)) rest.push_back(i);
@@ -650,15 +650,9 @@ std::optional<Config> AutoStrategy::design_pick() {
   for (std::size_t i = 0; i < settings_.design_pool; ++i) {
     // The first candidate may come from enumerating a sparse space; the others are drawn with
     // a bounded number of attempts, so a design step costs at most one enumeration.
-    std::optional<Config> c;
-    if (i == 0) {
-      c = random_unvisited();
-    } else {
-      const auto idx = space_->random_valid_index(
-          rng_, 0, space_->range_length(),
-          [this](std::uint64_t j) { return visited_.count(j) > 0; }, 1000);
-      if (idx) c = space_->config_at(*idx);
-    }
+    // Only the first candidate may come from enumerating a sparse space, so a design step
+    // costs at most one enumeration.
+    auto c = i == 0 ? random_unvisited() : random_unvisited(1000, /*enumerate=*/false);
     if (!c) break;
     const std::size_t d = distance_to_set(c->knobs());
     if (!best || d > best_distance) {

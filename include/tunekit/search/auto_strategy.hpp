@@ -168,7 +168,10 @@ class AutoStrategy : public SearchStrategy {
  private:
   void refit();
   std::vector<double> scores_of(const FeatureMatrix& x);
-  std::optional<Config> random_unvisited();
+  /// A uniform random unvisited valid configuration, from `attempts` random indices; when they
+  /// all miss and `enumerate` is set, from the list of every unvisited valid index (spaces of at
+  /// most 2^24 points). nullopt when none was found.
+  std::optional<Config> random_unvisited(std::size_t attempts = 100000, bool enumerate = true);
   /// The next configuration of the initial design (AutoSettings::design); nullopt when every
   /// valid configuration was visited.
   std::optional<Config> design_pick();
