@@ -16,6 +16,8 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "tunekit/core/json.hpp"
@@ -426,29 +428,44 @@ class FieldMatcher {
   std::vector<int> seen_slot_;         // and its slot
 };
 
-/// The failure a Kernel Tuner cache records instead of a time (its ErrorConfig names; the cache
-/// schema's enum), or nullopt for any other string.
-std::optional<MeasureErrorNo> kernel_tuner_failure(std::string_view s) {
-  if (s == "CompilationFailedConfig") return MeasureErrorNo::kCompileDevice;
-  if (s == "RuntimeFailedConfig") return MeasureErrorNo::kRuntimeDevice;
-  if (s == "InvalidConfig") return MeasureErrorNo::kInstantiationError;
-  return std::nullopt;
-}
-constexpr std::string_view kKernelTunerFailures =
-    "InvalidConfig, CompilationFailedConfig, RuntimeFailedConfig";
+/// One failure name a replay format records, and the error it stands for.
+struct FailureName {
+  std::string_view name;
+  MeasureErrorNo error;
+};
 
-/// The failure of a T4 `invalidity` other than "correct" (the T4 results schema's enum), or
-/// nullopt for any other string.
-std::optional<MeasureErrorNo> t4_failure(std::string_view s) {
-  if (s == "compile") return MeasureErrorNo::kCompileDevice;
-  if (s == "runtime") return MeasureErrorNo::kRuntimeDevice;
-  if (s == "constraints") return MeasureErrorNo::kInstantiationError;
-  if (s == "timeout") return MeasureErrorNo::kRunTimeout;
-  if (s == "correctness") return MeasureErrorNo::kWrongAnswer;
+/// The failures a Kernel Tuner cache records instead of a time (its ErrorConfig names; the cache
+/// schema's enum).
+constexpr FailureName kKernelTunerFailures[] = {
+    {"InvalidConfig", MeasureErrorNo::kInstantiationError},
+    {"CompilationFailedConfig", MeasureErrorNo::kCompileDevice},
+    {"RuntimeFailedConfig", MeasureErrorNo::kRuntimeDevice},
+};
+
+/// The T4 `invalidity` values other than "correct" (the T4 results schema's enum).
+constexpr FailureName kT4Failures[] = {
+    {"compile", MeasureErrorNo::kCompileDevice},
+    {"runtime", MeasureErrorNo::kRuntimeDevice},
+    {"constraints", MeasureErrorNo::kInstantiationError},
+    {"timeout", MeasureErrorNo::kRunTimeout},
+    {"correctness", MeasureErrorNo::kWrongAnswer},
+};
+
+/// The error `s` names in `table`, or nullopt for any other string.
+std::optional<MeasureErrorNo> failure_named(std::span<const FailureName> table,
+                                            std::string_view s) {
+  for (const auto& f : table) {
+    if (f.name == s) return f.error;
+  }
   return std::nullopt;
 }
-constexpr std::string_view kT4Invalidities =
-    "correct, compile, runtime, constraints, timeout, correctness";
+
+/// The names of `table`, comma-separated, for error messages.
+std::string failure_names(std::span<const FailureName> table) {
+  std::string out;
+  for (const auto& f : table) out += (out.empty() ? "" : ", ") + std::string(f.name);
+  return out;
+}
 
 /// True for a recorded objective: a normal (finite, not subnormal) number of milliseconds > 0.
 /// A subnormal time such as 1e-320 would make ratios to it infinite.
@@ -657,12 +674,12 @@ Status ReplayData::Builder::kernel_tuner(const TopLevel& top, const std::string&
                                                key, json_of<OJson>(t).dump()));
       }
     } else if (const auto failure = string_of(t)) {
-      const auto code = kernel_tuner_failure(*failure);
+      const auto code = failure_named(kKernelTunerFailures, *failure);
       if (!code) {
-        return parse_error(source,
-                           fmt::format("cache entry '{}': 'time' is {}, neither a number "
-                                       "nor a failure Kernel Tuner writes ({})",
-                                       key, json_of<OJson>(t).dump(), kKernelTunerFailures));
+        return parse_error(source, fmt::format("cache entry '{}': 'time' is {}, neither a number "
+                                               "nor a failure Kernel Tuner writes ({})",
+                                               key, json_of<OJson>(t).dump(),
+                                               failure_names(kKernelTunerFailures)));
       }
       e.failure = *failure;
       e.error_no = *code;
@@ -842,11 +859,11 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
     const std::optional<double> time = value ? number_of(*value) : std::nullopt;
     const std::optional<std::string_view> failure = value ? string_of(*value) : std::nullopt;
     if (invalidity != "correct") {
-      const auto code = t4_failure(invalidity);
+      const auto code = failure_named(kT4Failures, invalidity);
       if (!code) {
-        return parse_error(source,
-                           fmt::format("T4 result {}: 'invalidity' is \"{}\", not one of {}", i,
-                                       invalidity, kT4Invalidities));
+        return parse_error(
+            source, fmt::format("T4 result {}: 'invalidity' is \"{}\", not one of correct, {}", i,
+                                invalidity, failure_names(kT4Failures)));
       }
       e.failure = failure ? *failure : invalidity;
       e.error_no = *code;
@@ -861,15 +878,16 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
                                        i, json_of<OJson>(*value).dump()));
       }
       e.time_ms = *time;
-    } else if (failure && kernel_tuner_failure(*failure)) {
+    } else if (const auto code =
+                   failure ? failure_named(kKernelTunerFailures, *failure) : std::nullopt) {
       e.failure = *failure;
-      e.error_no = *kernel_tuner_failure(*failure);
+      e.error_no = *code;
     } else {
       return parse_error(
           source, fmt::format("T4 result {} is \"correct\" but its time measurement is {}, neither "
                               "a number nor a failure Kernel Tuner writes ({})",
                               i, value ? json_of<OJson>(*value).dump() : std::string("missing"),
-                              kKernelTunerFailures));
+                              failure_names(kKernelTunerFailures)));
     }
     d.entries_.push_back(std::move(e));
   }
