@@ -144,7 +144,8 @@ def tunekit_results(binary, path, strategies, budgets, runs, threads):
     out = {}
     for s in strategies:
         row = simulate_row(binary, path, s, budgets, runs, 0, threads)
-        out[s] = {"foo": {int(b): v for b, v in row["fraction_of_optimum"].items()}}
+        out[s] = {"foo": {int(b): v for b, v in row["fraction_of_optimum"].items()},
+                  "foo_per_run": {int(b): v for b, v in row["fraction_of_optimum_per_run"].items()}}
         # Wall time of one complete replay, as Kernel Tuner's is measured: one process, one run,
         # including loading the data.
         walls = []
@@ -279,16 +280,25 @@ def main():
             if args.kt_json:
                 with open(args.kt_json) as f:
                     old = json.load(f)
+                if old.get("runs") != args.runs or old.get("budgets") != budgets:
+                    sys.exit(f"{args.kt_json}: its Kernel Tuner rows are from {old.get('runs')} runs with budgets "
+                             f"{old.get('budgets')}, this run asks for {args.runs} runs with budgets {budgets}")
                 earlier = next((fr for fr in old["files"] if os.path.basename(fr["data"]) == os.path.basename(path)), None)
             if earlier is not None:
                 for r in earlier["rows"]:
                     if r["tool"] == "kernel_tuner" and r["strategy"] in kt_strategies:
-                        rows.append({"tool": r["tool"], "strategy": r["strategy"],
-                                     "foo": {int(b): v for b, v in r["foo"].items()}, "wall_s": r["wall_s"]})
+                        row = {"tool": r["tool"], "strategy": r["strategy"],
+                               "foo": {int(b): v for b, v in r["foo"].items()}, "wall_s": r["wall_s"]}
+                        if "foo_per_run" in r:
+                            row["foo_per_run"] = {int(b): v for b, v in r["foo_per_run"].items()}
+                        rows.append(row)
             for s in ([] if earlier is not None else kt_strategies):
                 jobs = [(plain, s, r, max(budgets), keys) for r in range(args.runs)]
+                started = time.perf_counter()
                 with mp.Pool(args.jobs) as pool:
                     done = pool.map(kt_run, jobs)
+                print(f"  {os.path.basename(path)}: kernel_tuner {s}, {args.runs} runs in "
+                      f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
                 errors = [e for _, _, e in done if e]
                 traces = [t for t, _, _ in done if t is not None]
                 if errors or not traces:
@@ -297,10 +307,12 @@ def main():
                 walls = [w for _, w, _ in done]
                 rows.append({"tool": "kernel_tuner", "strategy": s,
                              "foo": {b: fraction_of_optimum(traces, opt, b) for b in budgets},
+                             "foo_per_run": {b: per_run_fractions(traces, opt, b) for b in budgets},
                              "wall_s": sum(walls) / len(walls)})
             tk = tunekit_results(args.tunekit, path, tk_strategies, budgets, args.runs, args.jobs)
             for s in tk_strategies:
-                rows.append({"tool": "tunekit", "strategy": s, "foo": tk[s]["foo"], "wall_s": tk[s]["wall_s"]})
+                rows.append({"tool": "tunekit", "strategy": s, "foo": tk[s]["foo"], "foo_per_run": tk[s]["foo_per_run"],
+                             "wall_s": tk[s]["wall_s"]})
             print(f"### {os.path.basename(path)} (optimum {opt:.4f} ms)\n")
             print("| tool | strategy | " + " | ".join(f"FoO@{b}" for b in budgets) + " | s/run |")
             print("|---|---|" + "---|" * len(budgets) + "---|")
@@ -315,6 +327,13 @@ def main():
                 fastest_kt = min(r["wall_s"] for r in kt_rows)
                 print(f"\nbest Kernel Tuner strategy per budget: {verdict}; one replayed run: tunekit auto "
                       f"{tk['auto']['wall_s']:.2f} s, fastest Kernel Tuner strategy {fastest_kt:.2f} s\n")
+                if all("foo_per_run" in best[b] for b in budgets):
+                    diffs = []
+                    for b in budgets:
+                        (ma, sa), (mk, sk) = mean_and_se(tk["auto"]["foo_per_run"][b]), mean_and_se(best[b]["foo_per_run"][b])
+                        diffs.append(f"@{b}: {ma - mk:+.4f} +- {math.hypot(sa, sk):.4f}")
+                    print("auto minus the best Kernel Tuner strategy on these runs (+- one standard error): " +
+                          ", ".join(diffs) + "\n")
             file_report = {"data": path, "optimum_ms": opt, "rows": rows}
             if args.confirm_runs > 0 and kt_rows:
                 # The best of many strategies on 50 runs is biased upwards (the largest of several

@@ -405,9 +405,24 @@ void AutoStrategy::offer(std::uint64_t index, std::span<const std::uint32_t> kno
   if (!visited_.count(index)) pool_.add(index, knobs);
 }
 
+bool AutoStrategy::CandidatePool::contains(std::uint64_t i) const {
+  if (slots.empty()) return false;
+  for (std::size_t s = slot_of(i); slots[s] != kEmpty; s = (s + 1) & (slots.size() - 1)) {
+    if (slots[s] == i) return true;
+  }
+  return false;
+}
+
 void AutoStrategy::offer_if_valid(KnobVector& knobs, bool repairable) {
-  if (!space_->is_valid(knobs) && !(repairable && settings_.repair && repair(knobs, false))) return;
-  offer(space_->knobs_to_index(knobs), knobs);
+  // The pool and the visited set hold valid configurations only, so a position found in either
+  // needs no validity check (generated moves repeat often in small neighbourhoods).
+  const auto index = space_->knobs_to_index(knobs);
+  if (pool_.contains(index) || visited_.count(index)) return;
+  if (space_->is_valid(knobs)) {
+    pool_.add(index, knobs);
+  } else if (repairable && settings_.repair && repair(knobs, false)) {
+    offer(space_->knobs_to_index(knobs), knobs);
+  }
 }
 
 std::optional<Config> AutoStrategy::pick() {
@@ -614,13 +629,16 @@ std::optional<Config> AutoStrategy::global_pick() {
   if (!order.empty() && scores_[order[0]] > 0.0) {
     const KnobVector& best = xs_[order[0]];
     KnobVector moved(best.size());
+    std::vector<std::uint32_t> sizes(best.size());
+    for (std::size_t k = 0; k < best.size(); ++k)
+      sizes[k] = static_cast<std::uint32_t>(space_->knob(k).size());
     for (std::size_t i = 0; i < settings_.pool_adjacent; ++i) {
       for (std::size_t k = 0; k < best.size(); ++k) {
-        const auto size = static_cast<std::uint32_t>(space_->knob(k).size());
-        const auto step = rng_.uniform(3);
-        moved[k] = best[k];
-        if (step == 0 && best[k] > 0) moved[k] = best[k] - 1;
-        if (step == 2 && best[k] + 1 < size) moved[k] = best[k] + 1;
+        // Step 0, 1, 2: one position down, unchanged, up; clamped at the knob's ends (written
+        // without branches: the step is unpredictable by design).
+        const auto up = static_cast<std::int64_t>(best[k]) + static_cast<std::int64_t>(rng_.uniform(3)) - 1;
+        moved[k] = static_cast<std::uint32_t>(
+            std::clamp<std::int64_t>(up, 0, static_cast<std::int64_t>(sizes[k]) - 1));
       }
       offer_if_valid(moved, /*repairable=*/true);
     }
@@ -648,10 +666,8 @@ std::optional<Config> AutoStrategy::design_pick() {
   std::size_t best_distance = 0;
   std::size_t ties = 0;
   for (std::size_t i = 0; i < settings_.design_pool; ++i) {
-    // The first candidate may come from enumerating a sparse space; the others are drawn with
-    // a bounded number of attempts, so a design step costs at most one enumeration.
-    // Only the first candidate may come from enumerating a sparse space, so a design step
-    // costs at most one enumeration.
+    // Only the first candidate may come from enumerating a sparse space; the others are drawn
+    // with a bounded number of attempts, so a design step costs at most one enumeration.
     auto c = i == 0 ? random_unvisited() : random_unvisited(1000, /*enumerate=*/false);
     if (!c) break;
     const std::size_t d = distance_to_set(c->knobs());

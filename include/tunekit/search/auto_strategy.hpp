@@ -68,8 +68,10 @@ struct AutoSettings {
   double good_fraction = 0.2;
   /// Random "adjacent" neighbours of the best configuration added at every step: every knob
   /// moves one position down, stays or moves one up (Kernel Tuner's adjacent neighbourhood, which
-  /// keeps divisibility constraints satisfiable by coordinated moves); invalid ones are dropped.
-  std::size_t pool_adjacent = 256;
+  /// keeps divisibility constraints satisfiable by coordinated moves); invalid ones are repaired
+  /// when `repair` is set, else dropped. 2048 was chosen on 2000-run replays (docs/search.md,
+  /// "The adjacent pool").
+  std::size_t pool_adjacent = 2048;
   /// gbt and xgb models: fit on a bootstrap resample of the trials (Thompson-style ranking); false
   /// fits every trial once (greedy on the model's prediction).
   bool bootstrap = true;
@@ -210,6 +212,8 @@ class AutoStrategy : public SearchStrategy {
     void clear(std::size_t knob_count);
     /// Adds a candidate; false when `i` is already in the pool.
     bool add(std::uint64_t i, std::span<const std::uint32_t> k);
+    /// True when `i` is in the pool.
+    bool contains(std::uint64_t i) const;
     std::size_t size() const { return index.size(); }
     std::span<const std::uint32_t> at(std::size_t r) const {
       return {knobs.data() + r * width, width};
