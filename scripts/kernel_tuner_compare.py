@@ -254,7 +254,10 @@ def main():
     kt_strategies = [s for s in args.kt_strategies.split(",") if s]
     tk_strategies = [s for s in args.tunekit_strategies.split(",") if s]
     report = {"kernel_tuner_version": kernel_tuner.__version__, "runs": args.runs, "budgets": budgets, "files": []}
-    print(f"Kernel Tuner {kernel_tuner.__version__}; {args.runs} runs per strategy; budgets {budgets}\n")
+    if args.timing_only:
+        print(f"Kernel Tuner {kernel_tuner.__version__}; timing only, {args.timing_repeats} repeats\n")
+    else:
+        print(f"Kernel Tuner {kernel_tuner.__version__}; {args.runs} runs per strategy; budgets {budgets}\n")
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.data:
             doc = to_kernel_tuner_cache(load_json(path))
@@ -325,7 +328,8 @@ def main():
                 verdict = ", ".join(
                     f"@{b}: auto {tk['auto']['foo'][b]:.3f} vs {best[b]['strategy']} {best[b]['foo'][b]:.3f}" for b in budgets)
                 fastest_kt = min(r["wall_s"] for r in kt_rows)
-                print(f"\nbest Kernel Tuner strategy per budget: {verdict}; one replayed run: tunekit auto "
+                print(f"\nbest Kernel Tuner strategy per budget: {verdict}; s/run column (runs in parallel, "
+                      f"indicative; the timing below is the comparable figure): tunekit auto "
                       f"{tk['auto']['wall_s']:.2f} s, fastest Kernel Tuner strategy {fastest_kt:.2f} s\n")
                 if all("foo_per_run" in best[b] for b in budgets):
                     diffs = []
