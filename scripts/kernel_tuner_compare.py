@@ -186,6 +186,28 @@ def confirm(binary, path, plain, keys, opt, strategies, budgets, runs, first_see
     return out
 
 
+def read_kt_json(path, runs, budgets):
+    """The earlier --json report whose Kernel Tuner rows --kt-json reuses; exits with one line naming
+    the file when it cannot be read, is not such a report, or is from other runs or budgets."""
+    try:
+        with open(path) as f:
+            old = json.load(f)
+    except OSError as e:
+        sys.exit(f"{path}: cannot read ({e.strerror})")
+    except json.JSONDecodeError as e:
+        sys.exit(f"{path}: not JSON ({e.msg} at line {e.lineno}, column {e.colno})")
+    files = old.get("files") if isinstance(old, dict) else None
+    if not isinstance(files, list) or not all(
+            isinstance(fr, dict) and isinstance(fr.get("data"), str) and isinstance(fr.get("rows"), list) and
+            all(isinstance(r, dict) and {"tool", "strategy", "foo", "wall_s"} <= r.keys() for r in fr["rows"])
+            for fr in files):
+        sys.exit(f"{path}: not a report of this script (need 'files', each with 'data' and 'rows')")
+    if old.get("runs") != runs or sorted(old.get("budgets") or []) != sorted(budgets):
+        sys.exit(f"{path}: its Kernel Tuner rows are from {old.get('runs')} runs with budgets "
+                 f"{old.get('budgets')}, this run asks for {runs} runs with budgets {budgets}")
+    return old
+
+
 def median(xs):
     xs = sorted(xs)
     return xs[len(xs) // 2] if len(xs) % 2 else 0.5 * (xs[len(xs) // 2 - 1] + xs[len(xs) // 2])
@@ -251,6 +273,7 @@ def main():
 
     import kernel_tuner
     budgets = [int(b) for b in args.budgets.split(",")]
+    old = read_kt_json(args.kt_json, args.runs, budgets) if args.kt_json else None
     kt_strategies = [s for s in args.kt_strategies.split(",") if s]
     tk_strategies = [s for s in args.tunekit_strategies.split(",") if s]
     report = {"kernel_tuner_version": kernel_tuner.__version__, "runs": args.runs, "budgets": budgets, "files": []}
@@ -280,13 +303,11 @@ def main():
                 report["files"].append({"data": path, "timing_s": t})
                 continue
             earlier = None
-            if args.kt_json:
-                with open(args.kt_json) as f:
-                    old = json.load(f)
-                if old.get("runs") != args.runs or old.get("budgets") != budgets:
-                    sys.exit(f"{args.kt_json}: its Kernel Tuner rows are from {old.get('runs')} runs with budgets "
-                             f"{old.get('budgets')}, this run asks for {args.runs} runs with budgets {budgets}")
+            if old is not None:
                 earlier = next((fr for fr in old["files"] if os.path.basename(fr["data"]) == os.path.basename(path)), None)
+                if earlier is None:
+                    sys.exit(f"{args.kt_json}: has no Kernel Tuner rows for {os.path.basename(path)} "
+                             "(leave out --kt-json to replay Kernel Tuner on it)")
             if earlier is not None:
                 for r in earlier["rows"]:
                     if r["tool"] == "kernel_tuner" and r["strategy"] in kt_strategies:
