@@ -144,8 +144,8 @@ def tunekit_results(binary, path, strategies, budgets, runs, threads):
     out = {}
     for s in strategies:
         row = simulate_row(binary, path, s, budgets, runs, 0, threads)
-        out[s] = {"foo": {int(b): v for b, v in row["fraction_of_optimum"].items()},
-                  "foo_per_run": {int(b): v for b, v in row["fraction_of_optimum_per_run"].items()}}
+        out[s] = {"foo": by_budget(row["fraction_of_optimum"]),
+                  "foo_per_run": by_budget(row["fraction_of_optimum_per_run"])}
         # Wall time of one complete replay, as Kernel Tuner's is measured: one process, one run,
         # including loading the data.
         walls = []
@@ -157,6 +157,17 @@ def tunekit_results(binary, path, strategies, budgets, runs, threads):
             walls.append(time.perf_counter() - start)
         out[s]["wall_s"] = sum(walls) / len(walls)
     return out
+
+
+def by_budget(d):
+    """A {budget: value} dict read from JSON, whose keys are strings, with integer keys."""
+    return {int(b): v for b, v in d.items()}
+
+
+def difference(a, k):
+    """'a - k +- se' of two (mean, standard error) pairs of independent samples."""
+    (ma, sa), (mk, sk) = a, k
+    return f"{ma - mk:+.4f} +- {math.hypot(sa, sk):.4f}"
 
 
 def mean_and_se(xs):
@@ -312,9 +323,9 @@ def main():
                 for r in earlier["rows"]:
                     if r["tool"] == "kernel_tuner" and r["strategy"] in kt_strategies:
                         row = {"tool": r["tool"], "strategy": r["strategy"],
-                               "foo": {int(b): v for b, v in r["foo"].items()}, "wall_s": r["wall_s"]}
+                               "foo": by_budget(r["foo"]), "wall_s": r["wall_s"]}
                         if "foo_per_run" in r:
-                            row["foo_per_run"] = {int(b): v for b, v in r["foo_per_run"].items()}
+                            row["foo_per_run"] = by_budget(r["foo_per_run"])
                         rows.append(row)
             for s in ([] if earlier is not None else kt_strategies):
                 jobs = [(plain, s, r, max(budgets), keys) for r in range(args.runs)]
@@ -349,19 +360,18 @@ def main():
                 verdict = ", ".join(
                     f"@{b}: auto {tk['auto']['foo'][b]:.3f} vs {best[b]['strategy']} {best[b]['foo'][b]:.3f}" for b in budgets)
                 fastest_kt = min(r["wall_s"] for r in kt_rows)
+                timed_below = "; the timing below is the comparable figure" if args.timing_repeats > 0 else ""
                 print(f"\nbest Kernel Tuner strategy per budget: {verdict}; s/run column (runs in parallel, "
-                      f"indicative; the timing below is the comparable figure): tunekit auto "
+                      f"indicative{timed_below}): tunekit auto "
                       f"{tk['auto']['wall_s']:.2f} s, fastest Kernel Tuner strategy {fastest_kt:.2f} s\n")
                 if all("foo_per_run" in best[b] for b in budgets):
-                    diffs = []
-                    for b in budgets:
-                        (ma, sa), (mk, sk) = mean_and_se(tk["auto"]["foo_per_run"][b]), mean_and_se(best[b]["foo_per_run"][b])
-                        diffs.append(f"@{b}: {ma - mk:+.4f} +- {math.hypot(sa, sk):.4f}")
+                    diffs = [f"@{b}: " + difference(mean_and_se(tk["auto"]["foo_per_run"][b]),
+                                                    mean_and_se(best[b]["foo_per_run"][b])) for b in budgets]
                     print("auto minus the best Kernel Tuner strategy on these runs (+- one standard error): " +
                           ", ".join(diffs) + "\n")
             file_report = {"data": path, "optimum_ms": opt, "rows": rows}
             if args.confirm_runs > 0 and kt_rows:
-                # The best of many strategies on 50 runs is biased upwards (the largest of several
+                # The best of many strategies on the same runs is biased upwards (the largest of several
                 # noisy means); fresh seeds measure the chosen strategies without that bias.
                 chosen = list(dict.fromkeys(best[b]["strategy"] for b in budgets))
                 c = confirm(args.tunekit, path, plain, keys, opt, chosen, budgets, args.confirm_runs,
@@ -380,8 +390,7 @@ def main():
                 for b in budgets:
                     name = best[b]["strategy"]
                     if name in c:
-                        (ma, sa), (mk, sk) = c["tunekit auto"][b], c[name][b]
-                        verdict.append(f"@{b}: auto - {name} = {ma - mk:+.4f} +- {math.hypot(sa, sk):.4f}")
+                        verdict.append(f"@{b}: auto - {name} = " + difference(c["tunekit auto"][b], c[name][b]))
                 print("\nDifference on the fresh seeds: " + ", ".join(verdict) + "\n")
             if args.timing_repeats > 0:
                 timed = args.timing_strategies.split(",") if args.timing_strategies else [r["strategy"] for r in kt_rows]
