@@ -1,11 +1,11 @@
 // Overhead of tunekit::gemm's hit path over calling the chosen candidate directly, on a 4x4x4
 // float GEMM, from 1 and 2 threads calling concurrently (each with its own operands).
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <memory>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "tunekit/core/clock.hpp"
@@ -109,7 +109,6 @@ void BM_InterleavedOverhead(benchmark::State& state) {
   state.counters["overhead_ns"] = benchmark::Counter(t - d, benchmark::Counter::kAvgThreads);
   state.SetLabel(cand->name());
 }
-
 
 void BM_KeyAndHash(benchmark::State& state) {
   Operands o;

@@ -19,7 +19,8 @@ void BM_RandomValid(benchmark::State& state) {
   // Fraction of valid points, estimated from plain uniform draws.
   std::size_t valid = 0;
   const std::size_t draws = 200000;
-  for (std::size_t i = 0; i < draws; ++i) valid += space.is_valid(rng.uniform(space.range_length()));
+  for (std::size_t i = 0; i < draws; ++i)
+    valid += space.is_valid(rng.uniform(space.range_length()));
   state.counters["valid_fraction"] = static_cast<double>(valid) / static_cast<double>(draws);
   state.counters["range_length"] = static_cast<double>(space.range_length());
 }

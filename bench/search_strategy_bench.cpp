@@ -48,9 +48,8 @@ void BM_Strategy(benchmark::State& state, const char* name) {
 BENCHMARK_CAPTURE(BM_Strategy, random, "random")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Strategy, ga, "ga")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Strategy, sa, "sa")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Strategy, auto, "auto")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Strategy, auto, "auto") -> Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Strategy, xgb, "xgb")->Unit(benchmark::kMillisecond)->Iterations(1);
-
 
 /// Training rows like the default strategy's after 100 trials: 7 knob features with 2-8 values
 /// each and a near-additive log-score target.

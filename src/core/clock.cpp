@@ -5,8 +5,7 @@
 namespace tunekit {
 
 double unix_time_s() noexcept {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace tunekit

@@ -18,7 +18,10 @@ std::size_t parse_cache_size(std::string text) {
   if (text.empty()) return 0;
   std::size_t mult = 1;
   char unit = text.back();
-  if (unit == '\n') { text.pop_back(); unit = text.empty() ? '0' : text.back(); }
+  if (unit == '\n') {
+    text.pop_back();
+    unit = text.empty() ? '0' : text.back();
+  }
   if (unit == 'K') mult = 1024;
   if (unit == 'M') mult = 1024 * 1024;
   if (unit == 'K' || unit == 'M') text.pop_back();
@@ -55,9 +58,9 @@ CpuInfo detect() {
     }
   }
   if (info.model.empty()) info.model = "unknown";
-  static const char* kRelevant[] = {"avx2", "fma", "avx512f", "avx512bw", "avx512vl",
-                                    "avx512_vnni", "avx512_bf16", "avx512_fp16",
-                                    "amx_tile", "amx_bf16", "amx_int8"};
+  static const char* kRelevant[] = {"avx2",     "fma",         "avx512f",     "avx512bw",
+                                    "avx512vl", "avx512_vnni", "avx512_bf16", "avx512_fp16",
+                                    "amx_tile", "amx_bf16",    "amx_int8"};
   for (const char* f : kRelevant) {
     if (flags.count(f)) {
       if (!info.isa.empty()) info.isa += '+';
@@ -77,7 +80,8 @@ CpuInfo detect() {
   }
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) info.usable_cores = std::max(1, CPU_COUNT(&set));
+  if (sched_getaffinity(0, sizeof(set), &set) == 0)
+    info.usable_cores = std::max(1, CPU_COUNT(&set));
   return info;
 }
 

@@ -16,7 +16,9 @@ bool g_owned = false;
 
 int level() noexcept { return g_level.load(std::memory_order_relaxed); }
 
-void set_level(int lvl) noexcept { g_level.store(std::clamp(lvl, 0, 3), std::memory_order_relaxed); }
+void set_level(int lvl) noexcept {
+  g_level.store(std::clamp(lvl, 0, 3), std::memory_order_relaxed);
+}
 
 Status set_sink(const std::string& sink) {
   std::lock_guard lock(g_mutex);

@@ -9,18 +9,30 @@ namespace tunekit {
 
 std::string_view to_string(StatusCode code) noexcept {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kUnsupported: return "unsupported";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kParseError: return "parse error";
-    case StatusCode::kValidatorMismatch: return "validator mismatch";
-    case StatusCode::kIoError: return "I/O error";
-    case StatusCode::kNotFound: return "not found";
-    case StatusCode::kWrongResult: return "wrong result";
-    case StatusCode::kRuntimeError: return "runtime error";
-    case StatusCode::kCompileError: return "compile error";
-    case StatusCode::kTimeout: return "timeout";
-    case StatusCode::kInternal: return "internal error";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kUnsupported:
+      return "unsupported";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kParseError:
+      return "parse error";
+    case StatusCode::kValidatorMismatch:
+      return "validator mismatch";
+    case StatusCode::kIoError:
+      return "I/O error";
+    case StatusCode::kNotFound:
+      return "not found";
+    case StatusCode::kWrongResult:
+      return "wrong result";
+    case StatusCode::kRuntimeError:
+      return "runtime error";
+    case StatusCode::kCompileError:
+      return "compile error";
+    case StatusCode::kTimeout:
+      return "timeout";
+    case StatusCode::kInternal:
+      return "internal error";
   }
   return "unknown";
 }

@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
-#include <filesystem>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -234,9 +234,10 @@ Expected<std::vector<std::string>> expand_file_patterns(const std::vector<std::s
     if (is_regular_file(arg) || !has_glob_chars(arg)) {
       if (!is_regular_file(arg)) {
         std::error_code ec;
-        return Status(StatusCode::kNotFound,
-                      "cannot read '" + arg + "': " +
-                          (std::filesystem::is_directory(arg, ec) ? "it is a directory" : "no such file"));
+        return Status(
+            StatusCode::kNotFound,
+            "cannot read '" + arg + "': " +
+                (std::filesystem::is_directory(arg, ec) ? "it is a directory" : "no such file"));
       }
       if (seen.insert(arg).second) files.push_back(arg);
       continue;

@@ -2,7 +2,6 @@
 #include "tunekit/distributed/worker.hpp"
 
 #include <fmt/format.h>
-
 #include <unistd.h>
 
 #include <climits>
@@ -49,8 +48,9 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     // dispatch run Default: say so instead of showing it as the winner.
     if (!gemm_op().find_candidate(stored->solution)) {
       out.note = "already tuned; unknown solution, Default runs";
-      log::warn(fmt::format("{},{}: solution '{}' is not a candidate of this build; dispatch runs Default",
-                            op_sig, canonical, stored->solution));
+      log::warn(fmt::format(
+          "{},{}: solution '{}' is not a candidate of this build; dispatch runs Default", op_sig,
+          canonical, stored->solution));
     }
     return out;
   }

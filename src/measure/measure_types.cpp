@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
 #include <limits>
 #include <numeric>
+#include <string>
 
 #include "tunekit/core/clock.hpp"
 
@@ -14,15 +14,24 @@ namespace tunekit {
 
 std::string_view to_string(MeasureErrorNo code) noexcept {
   switch (code) {
-    case MeasureErrorNo::kNoError: return "NO_ERROR";
-    case MeasureErrorNo::kInstantiationError: return "INSTANTIATION_ERROR";
-    case MeasureErrorNo::kCompileHost: return "COMPILE_HOST";
-    case MeasureErrorNo::kCompileDevice: return "COMPILE_DEVICE";
-    case MeasureErrorNo::kRuntimeDevice: return "RUNTIME_DEVICE";
-    case MeasureErrorNo::kWrongAnswer: return "WRONG_ANSWER";
-    case MeasureErrorNo::kBuildTimeout: return "BUILD_TIMEOUT";
-    case MeasureErrorNo::kRunTimeout: return "RUN_TIMEOUT";
-    case MeasureErrorNo::kUnknownError: return "UNKNOWN_ERROR";
+    case MeasureErrorNo::kNoError:
+      return "NO_ERROR";
+    case MeasureErrorNo::kInstantiationError:
+      return "INSTANTIATION_ERROR";
+    case MeasureErrorNo::kCompileHost:
+      return "COMPILE_HOST";
+    case MeasureErrorNo::kCompileDevice:
+      return "COMPILE_DEVICE";
+    case MeasureErrorNo::kRuntimeDevice:
+      return "RUNTIME_DEVICE";
+    case MeasureErrorNo::kWrongAnswer:
+      return "WRONG_ANSWER";
+    case MeasureErrorNo::kBuildTimeout:
+      return "BUILD_TIMEOUT";
+    case MeasureErrorNo::kRunTimeout:
+      return "RUN_TIMEOUT";
+    case MeasureErrorNo::kUnknownError:
+      return "UNKNOWN_ERROR";
   }
   return "UNKNOWN_ERROR";
 }
@@ -44,7 +53,8 @@ int MeasureOptions::batch_size() const {
   return n < 1 ? 1 : n;
 }
 
-std::vector<MeasureResult> measure_batch(const MeasureOptions& options, std::span<const MeasureInput> inputs) {
+std::vector<MeasureResult> measure_batch(const MeasureOptions& options,
+                                         std::span<const MeasureInput> inputs) {
   std::vector<MeasureResult> out(inputs.size());
   if (!options.runner) {
     for (auto& r : out) {

@@ -72,7 +72,9 @@ class PaddedText {
 /// The whole file, read in one piece when its size is known.
 Expected<PaddedText> read_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(StatusCode::kIoError, fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (fd < 0)
+    return Status(StatusCode::kIoError,
+                  fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   struct stat st {};
   const bool sized = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   // One byte more than the size, so that the end of file is seen without growing.
@@ -114,7 +116,8 @@ Expected<PaddedText> gunzip(const PaddedText& gz, const std::string& path) {
 
   z_stream strm{};
   if (inflateInit2(&strm, 15 + 16) != Z_OK) {
-    return Status(StatusCode::kIoError, fmt::format("{}: cannot decompress: zlib could not start", path));
+    return Status(StatusCode::kIoError,
+                  fmt::format("{}: cannot decompress: zlib could not start", path));
   }
   const char* error = nullptr;
   for (;;) {
@@ -786,15 +789,14 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
     time_fields.match(times);
     static constexpr const char* kTimeNames[] = {"compilation", "framework", "search_algorithm",
                                                  "validation"};
-    double* const charges[] = {&e.compile_ms, &e.framework_ms, &e.strategy_ms,
-                               &e.verification_ms};
+    double* const charges[] = {&e.compile_ms, &e.framework_ms, &e.strategy_ms, &e.verification_ms};
     for (std::size_t f = kCompilation; f <= kValidation; ++f) {
       const auto ms = charge_of(time_fields, f);
       if (!ms) {
-        return parse_error(
-            source, fmt::format("T4 result {}: times.{} is {}; a recorded time is "
-                                "a finite number of milliseconds >= 0",
-                                i, kTimeNames[f], json_of<OJson>(time_fields.at(f)).dump()));
+        return parse_error(source,
+                           fmt::format("T4 result {}: times.{} is {}; a recorded time is "
+                                       "a finite number of milliseconds >= 0",
+                                       i, kTimeNames[f], json_of<OJson>(time_fields.at(f)).dump()));
       }
       *charges[f] = *ms;
     }
@@ -802,15 +804,15 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
     dom::array runtimes;
     const bool has_runtimes = time_fields.has(kRuntimes) && !time_fields.at(kRuntimes).is_null();
     if (has_runtimes && time_fields.at(kRuntimes).get_array().get(runtimes) != simdjson::SUCCESS) {
-      return parse_error(source, fmt::format("T4 result {}: times.runtimes is a {}, not a list",
-                                             i, type_name(time_fields.at(kRuntimes))));
+      return parse_error(source, fmt::format("T4 result {}: times.runtimes is a {}, not a list", i,
+                                             type_name(time_fields.at(kRuntimes))));
     }
     if (has_runtimes) {
       for (dom::element x : runtimes) {
         const auto v = number_of(x);
         if (!v) {
-          return parse_error(source, fmt::format("T4 result {}: a runtime is a {}, not a number",
-                                                 i, type_name(x)));
+          return parse_error(source, fmt::format("T4 result {}: a runtime is a {}, not a number", i,
+                                                 type_name(x)));
         }
         if (!std::isfinite(*v) || *v < 0.0) {
           return parse_error(source, fmt::format("T4 result {}: a runtime is {}; a recorded time "
@@ -872,10 +874,10 @@ Status ReplayData::Builder::t4(const TopLevel& top, const std::string& source, R
       e.error_no = MeasureErrorNo::kRuntimeDevice;
     } else if (time) {
       if (!is_recorded_time(*time)) {
-        return parse_error(source,
-                           fmt::format("T4 result {}: the time measurement is {}; a "
-                                       "recorded time is a normal finite number of milliseconds > 0",
-                                       i, json_of<OJson>(*value).dump()));
+        return parse_error(
+            source, fmt::format("T4 result {}: the time measurement is {}; a "
+                                "recorded time is a normal finite number of milliseconds > 0",
+                                i, json_of<OJson>(*value).dump()));
       }
       e.time_ms = *time;
     } else if (const auto code =
@@ -928,7 +930,9 @@ Status ReplayData::finish() {
   }
   const std::uint64_t range = space->range_length();
   if (range > (std::uint64_t{1} << 28)) {
-    return parse_error(source_, fmt::format("the cartesian product has {} points; replay supports up to 2^28", range));
+    return parse_error(
+        source_,
+        fmt::format("the cartesian product has {} points; replay supports up to 2^28", range));
   }
   auto table = std::make_shared<std::vector<std::int32_t>>(range, -1);
   std::vector<std::uint64_t> keys;
@@ -951,22 +955,24 @@ Status ReplayData::finish() {
   }
   std::sort(keys.begin(), keys.end());
   std::uint64_t digest = 0xcbf29ce484222325ULL;
-  for (auto k : keys) digest = fnv1a64(std::string_view(reinterpret_cast<const char*>(&k), sizeof k), digest);
+  for (auto k : keys)
+    digest = fnv1a64(std::string_view(reinterpret_cast<const char*>(&k), sizeof k), digest);
   std::vector<std::uint64_t> strides;
   std::uint64_t stride = 1;
   for (const auto& list : values_) {
     strides.push_back(stride);
     stride *= list.size();
   }
-  Status st = space->add_constraint(
-      fmt::format("in replay data {}@{}: {} configurations, keys {:016x}", kernel_name_, device_name_,
-                  entries_.size(), digest),
-      {}, [table, strides](const ConfigView& v) {
-        std::uint64_t index = 0;
-        const auto pos = v.positions();
-        for (std::size_t k = 0; k < strides.size(); ++k) index += pos[k] * strides[k];
-        return (*table)[index] >= 0;
-      });
+  Status st =
+      space->add_constraint(fmt::format("in replay data {}@{}: {} configurations, keys {:016x}",
+                                        kernel_name_, device_name_, entries_.size(), digest),
+                            {}, [table, strides](const ConfigView& v) {
+                              std::uint64_t index = 0;
+                              const auto pos = v.positions();
+                              for (std::size_t k = 0; k < strides.size(); ++k)
+                                index += pos[k] * strides[k];
+                              return (*table)[index] >= 0;
+                            });
   if (!st) return parse_error(source_, st.message());
   table_ = table;
   space_ = std::move(space);

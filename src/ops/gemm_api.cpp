@@ -1,21 +1,19 @@
 // The process-wide GEMM TunableOp and the typed tunekit::gemm entry points.
 // See include/tunekit/ops/gemm.hpp.
-#include "tunekit/ops/gemm.hpp"
-
 #include <cctype>
 #include <map>
 #include <mutex>
 #include <sstream>
 
+#include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/threading.hpp"
 
 namespace tunekit {
 namespace {
 
-ops::GemmParams make(ops::GemmKind kind, ops::DType dtype, char transa, char transb,
-                     std::int64_t m, std::int64_t n, std::int64_t k, double alpha, const void* a,
-                     std::int64_t lda, const void* b, std::int64_t ldb, double beta, void* c,
-                     std::int64_t ldc) {
+ops::GemmParams make(ops::GemmKind kind, ops::DType dtype, char transa, char transb, std::int64_t m,
+                     std::int64_t n, std::int64_t k, double alpha, const void* a, std::int64_t lda,
+                     const void* b, std::int64_t ldb, double beta, void* c, std::int64_t ldc) {
   ops::GemmParams p;
   p.kind = kind;
   p.dtype = dtype;
@@ -91,8 +89,8 @@ Status try_gemm(const ops::GemmParams& params) {
 }
 
 void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
-          float* c, std::int64_t ldc) {
+          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+          std::int64_t ldc) {
   run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kFloat, transa, transb, m, n, k, alpha, a,
                     lda, b, ldb, beta, c, ldc));
 }
@@ -107,8 +105,8 @@ void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t
 void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
           const ops::BFloat16* a, std::int64_t lda, const ops::BFloat16* b, std::int64_t ldb,
           float beta, float* c, std::int64_t ldc) {
-  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kBFloat16, transa, transb, m, n, k, alpha,
-                    a, lda, b, ldb, beta, c, ldc));
+  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kBFloat16, transa, transb, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc));
 }
 
 namespace {
@@ -117,8 +115,8 @@ void batched(ops::DType dtype, char transa, char transb, std::int64_t m, std::in
              std::int64_t k, double alpha, const T* a, std::int64_t lda, std::int64_t stride_a,
              const T* b, std::int64_t ldb, std::int64_t stride_b, double beta, T* c,
              std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
-  ops::GemmParams p = make(ops::GemmKind::kStridedBatched, dtype, transa, transb, m, n, k, alpha,
-                           a, lda, b, ldb, beta, c, ldc);
+  ops::GemmParams p = make(ops::GemmKind::kStridedBatched, dtype, transa, transb, m, n, k, alpha, a,
+                           lda, b, ldb, beta, c, ldc);
   p.stride_a = stride_a;
   p.stride_b = stride_b;
   p.stride_c = stride_c;
@@ -137,22 +135,20 @@ void with_bias(ops::DType dtype, char transa, char transb, std::int64_t m, std::
 }
 }  // namespace
 
-void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
-                          std::int64_t k, float alpha, const float* a, std::int64_t lda,
-                          std::int64_t stride_a, const float* b, std::int64_t ldb,
-                          std::int64_t stride_b, float beta, float* c, std::int64_t ldc,
-                          std::int64_t stride_c, std::int64_t batch) {
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                          float alpha, const float* a, std::int64_t lda, std::int64_t stride_a,
+                          const float* b, std::int64_t ldb, std::int64_t stride_b, float beta,
+                          float* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
   batched(ops::DType::kFloat, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b,
           beta, c, ldc, stride_c, batch);
 }
 
-void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
-                          std::int64_t k, double alpha, const double* a, std::int64_t lda,
-                          std::int64_t stride_a, const double* b, std::int64_t ldb,
-                          std::int64_t stride_b, double beta, double* c, std::int64_t ldc,
-                          std::int64_t stride_c, std::int64_t batch) {
-  batched(ops::DType::kDouble, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb,
-          stride_b, beta, c, ldc, stride_c, batch);
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                          double alpha, const double* a, std::int64_t lda, std::int64_t stride_a,
+                          const double* b, std::int64_t ldb, std::int64_t stride_b, double beta,
+                          double* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+  batched(ops::DType::kDouble, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b,
+          beta, c, ldc, stride_c, batch);
 }
 
 void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,

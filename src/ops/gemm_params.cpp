@@ -42,7 +42,6 @@ std::size_t operand_bytes_rule(std::size_t elem, std::int64_t ld, std::int64_t s
 
 Status invalid(std::string message) { return {StatusCode::kInvalidArgument, std::move(message)}; }
 
-
 // Splits `text` on '_' into at most `max_tokens` views; returns the count, or max_tokens + 1
 // when there are more.
 std::size_t split_underscore(std::string_view text, std::string_view* out, std::size_t max_tokens) {
@@ -160,11 +159,11 @@ std::string GemmParams::op_signature() const {
 
 std::string GemmParams::signature() const {
   if (kind == GemmKind::kStridedBatched) {
-    return fmt::format("{}{}_{}_{}_{}_B_{}_ld_{}_{}_{}", lower_trans(transa), lower_trans(transb), m, n, k,
-                       batch, lda, ldb, ldc);
+    return fmt::format("{}{}_{}_{}_{}_B_{}_ld_{}_{}_{}", lower_trans(transa), lower_trans(transb),
+                       m, n, k, batch, lda, ldb, ldc);
   }
-  return fmt::format("{}{}_{}_{}_{}_ld_{}_{}_{}", lower_trans(transa), lower_trans(transb), m, n, k, lda, ldb,
-                     ldc);
+  return fmt::format("{}{}_{}_{}_{}_ld_{}_{}_{}", lower_trans(transa), lower_trans(transb), m, n, k,
+                     lda, ldb, ldc);
 }
 
 std::string GemmParams::dynamic_signature(std::uint8_t mask) const {
@@ -174,8 +173,8 @@ std::string GemmParams::dynamic_signature(std::uint8_t mask) const {
   const auto tok = [](bool dynamic, std::int64_t v) {
     return dynamic ? std::string("*") : std::to_string(v);
   };
-  const std::string dims = fmt::format("{}{}_{}_{}_{}", lower_trans(transa), lower_trans(transb), tok(dm, m),
-                                       tok(dn, n), tok(dk, k));
+  const std::string dims = fmt::format("{}{}_{}_{}_{}", lower_trans(transa), lower_trans(transb),
+                                       tok(dm, m), tok(dn, n), tok(dk, k));
   const std::string lds = fmt::format("_ld_{}_{}_{}", tok(a_is_n() ? dm : dk, lda),
                                       tok(b_is_n() ? dk : dn, ldb), tok(dm, ldc));
   if (kind == GemmKind::kStridedBatched) return dims + "_B_" + tok(db, batch) + lds;

@@ -2,9 +2,9 @@
 // the caller's operands or from a deterministic counter-based generator.
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -29,7 +29,6 @@ std::size_t available_memory_bytes() {
   std::fclose(f);
   return kib * 1024;
 }
-
 
 constexpr std::size_t kAlignment = 64;
 
@@ -133,13 +132,16 @@ Expected<std::unique_ptr<GemmWorkspace>> GemmWorkspace::create(const GemmParams&
   // touched at once by the fill): copies of every operand, the initial output and a reference
   // output of the numerical check.
   {
-    const long double need = static_cast<long double>(copies) * (a_bytes + b_bytes + c_bytes + bias_bytes) +
-                             2.0L * static_cast<long double>(c_bytes);
+    const long double need =
+        static_cast<long double>(copies) * (a_bytes + b_bytes + c_bytes + bias_bytes) +
+        2.0L * static_cast<long double>(c_bytes);
     const std::size_t available = available_memory_bytes();
     if (available > 0 && need > 0.9L * static_cast<long double>(available)) {
       return Status(StatusCode::kRuntimeError,
-                    fmt::format("problem needs {:.1f} GiB of operands ({} cop{}), only {:.1f} GiB of memory is available",
-                                static_cast<double>(need / (1024.0L * 1024 * 1024)), copies, copies == 1 ? "y" : "ies",
+                    fmt::format("problem needs {:.1f} GiB of operands ({} cop{}), only {:.1f} GiB "
+                                "of memory is available",
+                                static_cast<double>(need / (1024.0L * 1024 * 1024)), copies,
+                                copies == 1 ? "y" : "ies",
                                 static_cast<double>(available) / (1024.0 * 1024 * 1024)));
     }
   }

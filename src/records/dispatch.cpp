@@ -13,11 +13,16 @@ namespace tunekit {
 
 std::string_view to_string(HitKind kind) noexcept {
   switch (kind) {
-    case HitKind::kUserModel: return "user-model";
-    case HitKind::kModel: return "model";
-    case HitKind::kUserKey: return "user-key";
-    case HitKind::kKey: return "key";
-    case HitKind::kMiss: return "miss";
+    case HitKind::kUserModel:
+      return "user-model";
+    case HitKind::kModel:
+      return "model";
+    case HitKind::kUserKey:
+      return "user-key";
+    case HitKind::kKey:
+      return "key";
+    case HitKind::kMiss:
+      return "miss";
   }
   return "miss";
 }
@@ -43,7 +48,9 @@ class RootContext final : public DispatchContext {
   }
 
  protected:
-  std::optional<QueryResult> lookup(const Target&, const std::string&) override { return std::nullopt; }
+  std::optional<QueryResult> lookup(const Target&, const std::string&) override {
+    return std::nullopt;
+  }
 };
 
 namespace {
@@ -63,7 +70,8 @@ DispatchContext& DispatchContext::current() { return t_current ? *t_current : ro
 
 QueryResult DispatchContext::query(std::string_view target, const std::string& task_name,
                                    const nlohmann::ordered_json& args) {
-  if (target.empty()) throw Error(StatusCode::kInvalidArgument, "Need a target context to find the history best");
+  if (target.empty())
+    throw Error(StatusCode::kInvalidArgument, "Need a target context to find the history best");
   const Target t = parse_target(target);
   const std::string wkey = encode_python_json(nlohmann::ordered_json::array({task_name, args}));
   QueryResult result;
@@ -79,21 +87,25 @@ QueryResult DispatchContext::query(std::string_view target, const std::string& t
   return result;
 }
 
-std::pair<Config, QueryResult> DispatchContext::apply(std::string_view target, const std::string& task_name,
-                                                      const nlohmann::ordered_json& args, const ConfigSpace& space) {
+std::pair<Config, QueryResult> DispatchContext::apply(std::string_view target,
+                                                      const std::string& task_name,
+                                                      const nlohmann::ordered_json& args,
+                                                      const ConfigSpace& space) {
   QueryResult q = query(target, task_name, args);
   const std::string workload = encode_python_json(nlohmann::ordered_json::array({task_name, args}));
   if (q.hit()) {
     auto c = space.from_entity_json(nlohmann::json::parse(q.record->entity().dump()));
     if (c && space.is_valid(c->knobs())) return {std::move(*c), q};
-    warn_once(fmt::format("The record for target={}, workload={} does not fit the config space ({}); "
-                          "a fallback configuration is used.",
-                          target, workload, c ? "it violates a constraint" : c.status().message()));
+    warn_once(
+        fmt::format("The record for target={}, workload={} does not fit the config space ({}); "
+                    "a fallback configuration is used.",
+                    target, workload, c ? "it violates a constraint" : c.status().message()));
     q = QueryResult{};
   } else {
-    warn_once(fmt::format("Cannot find config for target={}, workload={}. A fallback configuration is used, "
-                          "which may bring great performance regression.",
-                          target, workload));
+    warn_once(fmt::format(
+        "Cannot find config for target={}, workload={}. A fallback configuration is used, "
+        "which may bring great performance regression.",
+        target, workload));
   }
   KnobVector zeros(space.knob_count(), 0);
   if (space.is_valid(zeros)) return {space.config_of(std::move(zeros)), q};
@@ -135,12 +147,14 @@ void ApplyHistoryBest::load(std::span<const Record> records) {
     if (fresh || it->second == h) continue;
     std::size_t dropped = 0;
     for (Table* table : {&best_by_model_, &best_by_key_}) {
-      dropped += std::erase_if(*table, [&](const auto& entry) { return entry.second->workload_key() == w; });
+      dropped += std::erase_if(
+          *table, [&](const auto& entry) { return entry.second->workload_key() == w; });
     }
     if (dropped > 0) {
-      log::warn(fmt::format("{}: {} loaded entr{} of another config space definition dropped; records of {} "
-                            "(that of its last record) compete",
-                            w, dropped, dropped == 1 ? "y" : "ies", h.empty() ? "no space hash" : "space hash " + h));
+      log::warn(fmt::format(
+          "{}: {} loaded entr{} of another config space definition dropped; records of {} "
+          "(that of its last record) compete",
+          w, dropped, dropped == 1 ? "y" : "ies", h.empty() ? "no space hash" : "space hash " + h));
     }
     it->second = h;
   }
@@ -155,7 +169,8 @@ void ApplyHistoryBest::load(std::span<const Record> records) {
 }
 
 void ApplyHistoryBest::update(std::string_view target, const std::string& task_name,
-                              const nlohmann::ordered_json& args, const nlohmann::ordered_json& entity) {
+                              const nlohmann::ordered_json& args,
+                              const nlohmann::ordered_json& entity) {
   auto r = std::make_shared<Record>();
   r->target = std::string(target);
   r->task_name = task_name;
@@ -171,13 +186,16 @@ void ApplyHistoryBest::update(std::string_view target, const std::string& task_n
   for (const auto& k : t.keys) user_by_key_[k + "|" + w] = r;
 }
 
-std::optional<QueryResult> ApplyHistoryBest::lookup(const Target& target, const std::string& workload_key) {
+std::optional<QueryResult> ApplyHistoryBest::lookup(const Target& target,
+                                                    const std::string& workload_key) {
   auto find = [&](const Table& table, const std::string& name) -> std::shared_ptr<const Record> {
     auto it = table.find(name + "|" + workload_key);
     return it == table.end() ? nullptr : it->second;
   };
-  if (auto r = find(user_by_model_, target.model)) return QueryResult{HitKind::kUserModel, target.model, r, this};
-  if (auto r = find(best_by_model_, target.model)) return QueryResult{HitKind::kModel, target.model, r, this};
+  if (auto r = find(user_by_model_, target.model))
+    return QueryResult{HitKind::kUserModel, target.model, r, this};
+  if (auto r = find(best_by_model_, target.model))
+    return QueryResult{HitKind::kModel, target.model, r, this};
   for (const auto& k : target.keys) {
     if (auto r = find(user_by_key_, k)) return QueryResult{HitKind::kUserKey, k, r, this};
     if (auto r = find(best_by_key_, k)) return QueryResult{HitKind::kKey, k, r, this};

@@ -2,9 +2,8 @@
 // See include/tunekit/records/record.hpp.
 #include "tunekit/records/record.hpp"
 
-#include <fmt/format.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,10 +14,10 @@
 #include <limits>
 #include <numeric>
 
+#include "records/log_text.hpp"
 #include "tunekit/core/json.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
-#include "records/log_text.hpp"
 
 namespace tunekit {
 
@@ -29,7 +28,9 @@ constexpr double kErrorCost = 1e9;  // upstream's placeholder cost of failed rec
 std::atomic<bool> g_warned_v01{false};
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
+  while (!s.empty() &&
+         (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
+    s.remove_suffix(1);
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   return s;
 }
@@ -39,7 +40,8 @@ Status bad(const std::string& what) { return Status(StatusCode::kParseError, wha
 /// The value of a JSON integer >= 0 (signed or unsigned storage); nullopt for anything else.
 std::optional<std::uint64_t> non_negative_integer(const nlohmann::ordered_json& v) {
   if (v.is_number_unsigned()) return v.get<std::uint64_t>();
-  if (v.is_number_integer() && v.get<std::int64_t>() >= 0) return static_cast<std::uint64_t>(v.get<std::int64_t>());
+  if (v.is_number_integer() && v.get<std::int64_t>() >= 0)
+    return static_cast<std::uint64_t>(v.get<std::int64_t>());
   return std::nullopt;
 }
 
@@ -66,7 +68,8 @@ std::string Record::workload_key() const {
 }
 
 std::string Record::measure_key() const {
-  return encode_python_json(nlohmann::ordered_json::array({target, task_name, args, kwargs, entity()}));
+  return encode_python_json(
+      nlohmann::ordered_json::array({target, task_name, args, kwargs, entity()}));
 }
 
 Record make_record(const MeasureInput& input, const MeasureResult& result) {
@@ -164,7 +167,8 @@ Expected<Decoded> decode_line(std::string_view t) {
   }
   const auto& in = j["input"];
   const auto& res = j["result"];
-  if (!in.is_array() || in.size() < 3 || in.size() > 4 || !in[0].is_string() || !in[1].is_string()) {
+  if (!in.is_array() || in.size() < 3 || in.size() > 4 || !in[0].is_string() ||
+      !in[1].is_string()) {
     return bad("\"input\" must be [target, task name, args, kwargs]");
   }
   if (!res.is_array() || res.size() != 4 || !res[0].is_array() || !res[1].is_number_integer()) {
@@ -193,13 +197,15 @@ Expected<Decoded> decode_line(std::string_view t) {
   // without wrapping around to 0).
   const auto code = non_negative_integer(res[1]);
   if (!code) return bad("error_no " + res[1].dump() + " is negative");
-  r.error_no = *code > 8 ? MeasureErrorNo::kUnknownError : measure_error_from_int(static_cast<int>(*code));
+  r.error_no =
+      *code > 8 ? MeasureErrorNo::kUnknownError : measure_error_from_int(static_cast<int>(*code));
   if (r.error_no == MeasureErrorNo::kNoError) {
     for (const auto& c : res[0]) {
       if (!c.is_number()) return bad("a cost is not a number");
       const double v = c.get<double>();
       if (!std::isfinite(v) || v <= 0) {
-        return bad(fmt::format("cost {} of a successful record (error_no 0) is not a finite number > 0", c.dump()));
+        return bad(fmt::format(
+            "cost {} of a successful record (error_no 0) is not a finite number > 0", c.dump()));
       }
       r.costs_s.push_back(v);
     }
@@ -207,15 +213,18 @@ Expected<Decoded> decode_line(std::string_view t) {
   }
   r.all_cost_s = res[2].is_number() ? res[2].get<double>() : 0.0;
   r.timestamp_s = res[3].is_number() ? res[3].get<double>() : 0.0;
-  if (j.contains("tvm_version") && !j["tvm_version"].is_string()) return bad("\"tvm_version\" is not a string");
-  if (j.contains("space_hash") && !j["space_hash"].is_string()) return bad("\"space_hash\" is not a string");
+  if (j.contains("tvm_version") && !j["tvm_version"].is_string())
+    return bad("\"tvm_version\" is not a string");
+  if (j.contains("space_hash") && !j["space_hash"].is_string())
+    return bad("\"space_hash\" is not a string");
   r.tvm_version = j.value("tvm_version", std::string());
   r.space_hash = j.value("space_hash", std::string());
   return Decoded{LineKind::kRecord, std::move(r)};
 }
 
 bool is_gzip(std::string_view text) {
-  return text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f && static_cast<unsigned char>(text[1]) == 0x8b;
+  return text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+         static_cast<unsigned char>(text[1]) == 0x8b;
 }
 
 }  // namespace
@@ -235,10 +244,11 @@ Expected<std::pair<LineKind, Record>> decode_record_line(std::string_view line) 
 Expected<std::vector<Record>> parse_records(std::string_view text, const std::string& source,
                                             const LoadOptions& options) {
   if (is_gzip(text)) {
-    return Status(StatusCode::kParseError,
-                  fmt::format("{}: gzip-compressed; tuning logs are plain JSON lines (decompress it first, "
-                              "e.g. gunzip -k '{}')",
-                              source, source));
+    return Status(
+        StatusCode::kParseError,
+        fmt::format("{}: gzip-compressed; tuning logs are plain JSON lines (decompress it first, "
+                    "e.g. gunzip -k '{}')",
+                    source, source));
   }
   std::vector<Record> out;
   std::size_t line_no = 0;
@@ -255,7 +265,8 @@ Expected<std::vector<Record>> parse_records(std::string_view text, const std::st
       continue;
     }
     if (d->first == LineKind::kLegacy) {
-      if (!g_warned_v01.exchange(true)) log::warn("AutoTVM log version 0.1 is no longer supported.");
+      if (!g_warned_v01.exchange(true))
+        log::warn("AutoTVM log version 0.1 is no longer supported.");
       continue;
     }
     if (d->first == LineKind::kRecord) out.push_back(std::move(d->second));
@@ -292,12 +303,14 @@ Expected<std::vector<Record>> load_records(const std::string& path, const LoadOp
   }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(errno)));
+    return Status(StatusCode::kIoError,
+                  fmt::format("cannot open tuning log '{}': {}", path, std::strerror(errno)));
   }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
     ::close(fd);
-    return Status(StatusCode::kIoError, fmt::format("cannot open tuning log '{}': {}", path, std::strerror(EISDIR)));
+    return Status(StatusCode::kIoError,
+                  fmt::format("cannot open tuning log '{}': {}", path, std::strerror(EISDIR)));
   }
   auto text = read_log_text(fd, path);
   ::close(fd);
@@ -305,7 +318,8 @@ Expected<std::vector<Record>> load_records(const std::string& path, const LoadOp
   return parse_records(*text, path, options);
 }
 
-Status check_resumable(std::span<const Record> records, const ConfigSpace& space, const std::string& source) {
+Status check_resumable(std::span<const Record> records, const ConfigSpace& space,
+                       const std::string& source) {
   const std::string mine = space.hash();
   std::size_t foreign = 0;
   std::string other;
@@ -316,14 +330,16 @@ Status check_resumable(std::span<const Record> records, const ConfigSpace& space
     }
   }
   if (foreign == 0) return Status::ok();
-  return Status(StatusCode::kInvalidArgument,
-                fmt::format("{}: {} record(s) were written for another definition of the config space "
-                            "(space hash {}, this space {}); refusing to resume from them. Tune with the "
-                            "space they were made for, or start a new log.",
-                            source, foreign, other, mine));
+  return Status(
+      StatusCode::kInvalidArgument,
+      fmt::format("{}: {} record(s) were written for another definition of the config space "
+                  "(space hash {}, this space {}); refusing to resume from them. Tune with the "
+                  "space they were made for, or start a new log.",
+                  source, foreign, other, mine));
 }
 
-std::vector<Trial> records_to_trials(std::span<const Record> records, const std::shared_ptr<const Task>& task) {
+std::vector<Trial> records_to_trials(std::span<const Record> records,
+                                     const std::shared_ptr<const Task>& task) {
   std::vector<Trial> out;
   if (!task || !task->space) return out;
   const std::string key = encode_python_json(nlohmann::ordered_json::array(
@@ -369,8 +385,10 @@ Target parse_target(std::string_view text) {
     if (opt.rfind("-", 0) != 0 || eq == std::string::npos) continue;
     const std::string name = opt.substr(1, eq - 1);
     const std::string value = opt.substr(eq + 1);
-    if (name == "model") t.model = value;
-    else if (name == "device") device = value;
+    if (name == "model")
+      t.model = value;
+    else if (name == "device")
+      device = value;
     else if (name == "keys") {
       std::size_t s = 0;
       while (s <= value.size()) {
@@ -381,13 +399,15 @@ Target parse_target(std::string_view text) {
     }
   }
   auto add = [&](const std::string& k) {
-    if (!k.empty() && std::find(t.keys.begin(), t.keys.end(), k) == t.keys.end()) t.keys.push_back(k);
+    if (!k.empty() && std::find(t.keys.begin(), t.keys.end(), k) == t.keys.end())
+      t.keys.push_back(k);
   };
   for (const auto& k : explicit_keys) add(k);
   add(device);
   if (t.kind == "llvm" || t.kind == "c") {
     add("cpu");
-  } else if (t.kind == "cuda" || t.kind == "rocm" || t.kind == "opencl" || t.kind == "vulkan" || t.kind == "metal") {
+  } else if (t.kind == "cuda" || t.kind == "rocm" || t.kind == "opencl" || t.kind == "vulkan" ||
+             t.kind == "metal") {
     add(t.kind);
     add("gpu");
   } else {

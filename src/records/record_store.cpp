@@ -3,11 +3,10 @@
 #include "tunekit/records/record_store.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -17,8 +16,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "tunekit/core/log.hpp"
 #include "records/log_text.hpp"
+#include "tunekit/core/log.hpp"
 
 namespace tunekit {
 
@@ -27,12 +26,15 @@ Status RecordStore::append(std::span<const Record> records) {
   return Status::ok();
 }
 
-Status JsonLinesStore::append(const Record& record) { return append(std::span<const Record>(&record, 1)); }
+Status JsonLinesStore::append(const Record& record) {
+  return append(std::span<const Record>(&record, 1));
+}
 
 namespace {
 
 Status io_error(std::string_view what, const std::string& path, int err) {
-  return Status(StatusCode::kIoError, fmt::format("cannot {} '{}': {}", what, path, std::strerror(err)));
+  return Status(StatusCode::kIoError,
+                fmt::format("cannot {} '{}': {}", what, path, std::strerror(err)));
 }
 
 /// A descriptor of `path` holding flock `op`, and whether opening created the file.
@@ -61,13 +63,15 @@ Expected<LockedFd> open_locked(const std::string& path, int flags, int op, std::
       ::close(l.fd);
       return io_error("lock tuning log", path, err);
     }
-    struct stat held {}, now {};
+    struct stat held {
+    }, now{};
     if (::fstat(l.fd, &held) != 0) {
       const int err = errno;
       ::close(l.fd);
       return io_error(what, path, err);
     }
-    if (::stat(path.c_str(), &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino) return l;
+    if (::stat(path.c_str(), &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino)
+      return l;
     ::close(l.fd);  // replaced or removed while we waited: lock the file now at the path
   }
 }
@@ -102,7 +106,8 @@ Status JsonLinesStore::append(std::span<const Record> records) {
   // A previous writer may have died mid-line: start on a fresh line so no record is glued to it.
   const off_t size = ::lseek(l->fd, 0, SEEK_END);
   char last = '\n';
-  if (size > 0 && ::pread(l->fd, &last, 1, size - 1) == 1 && last != '\n') text.insert(text.begin(), '\n');
+  if (size > 0 && ::pread(l->fd, &last, 1, size - 1) == 1 && last != '\n')
+    text.insert(text.begin(), '\n');
   Status st = write_all(l->fd, text, path_);
   ::close(l->fd);  // releases the lock
   return st;
@@ -124,7 +129,8 @@ Expected<LockedLog> LockedLog::acquire(const std::string& path) {
   struct stat st {};
   if (::fstat(l->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(l->fd);
-    return Status(StatusCode::kIoError, fmt::format("cannot lock tuning log '{}': not a regular file", path));
+    return Status(StatusCode::kIoError,
+                  fmt::format("cannot lock tuning log '{}': not a regular file", path));
   }
   return LockedLog(path, l->fd, l->created);
 }
@@ -191,10 +197,12 @@ Status LockedLog::replace(std::span<const Record> records) {
 TuneCallback log_to_file(const std::string& path) {
   auto store = std::make_shared<JsonLinesStore>(path);
   auto warned = std::make_shared<bool>(false);
-  return [store, warned](const Tuner&, std::span<const MeasureInput> inputs, std::span<const MeasureResult> results) {
+  return [store, warned](const Tuner&, std::span<const MeasureInput> inputs,
+                         std::span<const MeasureResult> results) {
     std::vector<Record> records;
     records.reserve(inputs.size());
-    for (std::size_t i = 0; i < inputs.size() && i < results.size(); ++i) records.push_back(make_record(inputs[i], results[i]));
+    for (std::size_t i = 0; i < inputs.size() && i < results.size(); ++i)
+      records.push_back(make_record(inputs[i], results[i]));
     Status st = store->append(records);
     if (!st && !*warned) {
       *warned = true;
@@ -205,7 +213,8 @@ TuneCallback log_to_file(const std::string& path) {
 
 std::vector<Record> current_definition_records(std::span<const Record> records) {
   std::vector<std::string> workload(records.size());
-  std::unordered_map<std::string, std::string> last_hash;  // workload -> space hash of its last record
+  std::unordered_map<std::string, std::string>
+      last_hash;  // workload -> space hash of its last record
   for (std::size_t i = 0; i < records.size(); ++i) {
     workload[i] = records[i].workload_key();
     last_hash[workload[i]] = records[i].space_hash;
@@ -228,9 +237,10 @@ std::vector<Record> current_definition_records(std::span<const Record> records) 
   }
   for (const auto& w : mixed) {
     const std::string& h = last_hash[w];
-    log::warn(fmt::format("{}: {} record(s) of another config space definition skipped; the {} record(s) of {} "
-                          "(that of its last record) compete",
-                          w, counts[w].skipped, counts[w].kept, h.empty() ? "no space hash" : "space hash " + h));
+    log::warn(fmt::format(
+        "{}: {} record(s) of another config space definition skipped; the {} record(s) of {} "
+        "(that of its last record) compete",
+        w, counts[w].skipped, counts[w].kept, h.empty() ? "no space hash" : "space hash " + h));
   }
   return out;
 }
@@ -255,12 +265,15 @@ std::vector<Record> best_records(std::span<const Record> all) {
   return out;
 }
 
-std::vector<Record> top_k(std::span<const Record> records, const std::string& workload_key, std::size_t k) {
+std::vector<Record> top_k(std::span<const Record> records, const std::string& workload_key,
+                          std::size_t k) {
   std::vector<Record> out;
   for (const auto& r : current_definition_records(records)) {
     if (r.ok() && r.workload_key() == workload_key) out.push_back(r);
   }
-  std::stable_sort(out.begin(), out.end(), [](const Record& a, const Record& b) { return a.mean_cost_s() < b.mean_cost_s(); });
+  std::stable_sort(out.begin(), out.end(), [](const Record& a, const Record& b) {
+    return a.mean_cost_s() < b.mean_cost_s();
+  });
   if (out.size() > k) out.resize(k);
   return out;
 }
@@ -285,7 +298,8 @@ std::vector<Record> pick_best(std::span<const Record> all) {
   std::vector<Record> out;
   std::unordered_set<std::string> written;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    if (wanted.count(i) && written.insert(records[i].measure_key()).second) out.push_back(records[i]);
+    if (wanted.count(i) && written.insert(records[i].measure_key()).second)
+      out.push_back(records[i]);
   }
   return out;
 }

@@ -84,23 +84,28 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
       {"refresh_trees",
        [](AutoSettings& a, const J& v) { a.refresh_trees = integer_in(v, 0, kMaxTrees); }},
       {"min_samples_split",
-       [](AutoSettings& a, const J& v) { a.forest.min_samples_split = integer_in(v, 2, kMaxPool); }},
+       [](AutoSettings& a, const J& v) {
+         a.forest.min_samples_split = integer_in(v, 2, kMaxPool);
+       }},
       {"interactions", [](AutoSettings& a, const J& v) { a.interactions = setting::boolean(v); }},
       {"pool_recombine", [](AutoSettings& a, const J& v) { a.pool_recombine = pool_of(v); }},
       {"pool_adjacent", [](AutoSettings& a, const J& v) { a.pool_adjacent = pool_of(v); }},
       {"design",
-       [](AutoSettings& a, const J& v) { a.design = setting::one_of(v, {"maximin", "random"}); }},
+       [](AutoSettings& a, const J& v) {
+         a.design = setting::one_of(v, {"maximin", "random"});
+       }},
       {"design_pool",
        [](AutoSettings& a, const J& v) { a.design_pool = integer_in(v, 1, kMaxDesignPool); }},
       {"pool_density", [](AutoSettings& a, const J& v) { a.pool_density = pool_of(v); }},
       {"good_fraction", [](AutoSettings& a, const J& v) { a.good_fraction = fraction_of(v); }},
-      {"recombine_parents",
-       [](AutoSettings& a, const J& v) { a.recombine_parents = pool_of(v); }},
+      {"recombine_parents", [](AutoSettings& a, const J& v) { a.recombine_parents = pool_of(v); }},
       {"stagnation", [](AutoSettings& a, const J& v) { a.stagnation = integer_in(v, 0); }},
       {"repair", [](AutoSettings& a, const J& v) { a.repair = setting::boolean(v); }},
       {"bootstrap", [](AutoSettings& a, const J& v) { a.bootstrap = setting::boolean(v); }},
       {"generator",
-       [](AutoSettings& a, const J& v) { a.generator = setting::one_of(v, {"pool", "pack"}); }},
+       [](AutoSettings& a, const J& v) {
+         a.generator = setting::one_of(v, {"pool", "pack"});
+       }},
       {"pack_size", [](AutoSettings& a, const J& v) { a.pack_size = pool_of(v); }},
       {"pack_children", [](AutoSettings& a, const J& v) { a.pack_children = pool_of(v); }},
       {"shake_rate", [](AutoSettings& a, const J& v) { a.shake_rate = probability_of(v); }},
@@ -117,7 +122,8 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
        [](AutoSettings& a, const J& v) { a.pairwise.first_order_variance = variance_of(v); }},
       {"pair_variance",
        [](AutoSettings& a, const J& v) { a.pairwise.pairwise_variance = variance_of(v); }},
-      {"pair_max_rows", [](AutoSettings& a, const J& v) { a.pairwise.max_rows = integer_in(v, 2); }},
+      {"pair_max_rows",
+       [](AutoSettings& a, const J& v) { a.pairwise.max_rows = integer_in(v, 2); }},
       {"pair_noise_grid",
        [](AutoSettings& a, const J& v) {
          if (!v.is_array()) throw setting::BadSetting("must be a list of numbers");
@@ -219,7 +225,8 @@ Status AutoStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
   two_knob_moves_ = 0;
   for (std::size_t k = 0; k < space.knob_count(); ++k) {
     if (space.knob(k).size() < 2) continue;
-    for (auto j : multi_valued_) two_knob_moves_ += (space.knob(j).size() - 1) * (space.knob(k).size() - 1);
+    for (auto j : multi_valued_)
+      two_knob_moves_ += (space.knob(j).size() - 1) * (space.knob(k).size() - 1);
     multi_valued_.push_back(k);
   }
   varying_.clear();
@@ -636,7 +643,8 @@ std::optional<Config> AutoStrategy::global_pick() {
       for (std::size_t k = 0; k < best.size(); ++k) {
         // Step 0, 1, 2: one position down, unchanged, up; clamped at the knob's ends (written
         // without branches: the step is unpredictable by design).
-        const auto up = static_cast<std::int64_t>(best[k]) + static_cast<std::int64_t>(rng_.uniform(3)) - 1;
+        const auto up =
+            static_cast<std::int64_t>(best[k]) + static_cast<std::int64_t>(rng_.uniform(3)) - 1;
         moved[k] = static_cast<std::uint32_t>(
             std::clamp<std::int64_t>(up, 0, static_cast<std::int64_t>(sizes[k]) - 1));
       }

@@ -13,7 +13,8 @@ Status GeneticStrategy::initialize(const ConfigSpace& space, std::uint64_t seed)
   valid_ = countable_valid(space, 0, space.range_length() - 1);
   std::size_t pop = settings_.pop_size;
   if (valid_) pop = static_cast<std::size_t>(std::min<std::uint64_t>(pop, *valid_));
-  if (pop == 0) return Status(StatusCode::kInvalidArgument, "ga: the space has no valid configuration");
+  if (pop == 0)
+    return Status(StatusCode::kInvalidArgument, "ga: the space has no valid configuration");
   settings_.elite_num = std::min(settings_.elite_num, pop);
   genes_.clear();
   scores_.clear();
@@ -25,7 +26,8 @@ Status GeneticStrategy::initialize(const ConfigSpace& space, std::uint64_t seed)
     visited_.insert(c.index());
     genes_.push_back(c.knobs());
   }
-  if (genes_.empty()) return Status(StatusCode::kInvalidArgument, "ga: could not sample a valid configuration");
+  if (genes_.empty())
+    return Status(StatusCode::kInvalidArgument, "ga: could not sample a valid configuration");
   return Status::ok();
 }
 
@@ -77,7 +79,8 @@ void GeneticStrategy::next_generation() {
   pool_scores.insert(pool_scores.end(), elite_scores_.begin(), elite_scores_.end());
   std::vector<std::size_t> order(pool.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return pool_scores[a] > pool_scores[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return pool_scores[a] > pool_scores[b]; });
   elites_.clear();
   elite_scores_.clear();
   for (std::size_t i = 0; i < settings_.elite_num && i < order.size(); ++i) {
@@ -108,7 +111,8 @@ void GeneticStrategy::next_generation() {
     for (int t = 0; t < 100 && p2 == p1 && pop > 1; ++t) p2 = roulette();
     const std::size_t pt = static_cast<std::size_t>(rng_.uniform(n_knobs));
     KnobVector child(genes_[p1].begin(), genes_[p1].begin() + static_cast<std::ptrdiff_t>(pt));
-    child.insert(child.end(), genes_[p2].begin() + static_cast<std::ptrdiff_t>(pt), genes_[p2].end());
+    child.insert(child.end(), genes_[p2].begin() + static_cast<std::ptrdiff_t>(pt),
+                 genes_[p2].end());
     for (std::size_t k = 0; k < n_knobs; ++k) {
       if (rng_.uniform01() < settings_.mutation_prob) {
         child[k] = static_cast<std::uint32_t>(rng_.uniform(space_->knob(k).size()));

@@ -11,8 +11,9 @@
 namespace tunekit {
 
 std::vector<std::pair<double, std::uint64_t>> anneal_predictions(
-    const ConfigSpace& space, const std::function<std::vector<double>(std::span<const KnobVector>)>& predict,
-    std::size_t num, const std::unordered_set<std::uint64_t>& exclude, const PredictionAnnealingSettings& settings,
+    const ConfigSpace& space,
+    const std::function<std::vector<double>(std::span<const KnobVector>)>& predict, std::size_t num,
+    const std::unordered_set<std::uint64_t>& exclude, const PredictionAnnealingSettings& settings,
     std::vector<KnobVector>& points, Rng& rng) {
   std::size_t parallel = settings.parallel_size;
   if (auto valid = countable_valid(space, 0, space.range_length() - 1)) {
@@ -75,14 +76,16 @@ std::vector<std::pair<double, std::uint64_t>> anneal_predictions(
   return out;
 }
 
-ModelBasedStrategy::ModelBasedStrategy(ModelBasedSettings settings) : settings_(std::move(settings)) {}
+ModelBasedStrategy::ModelBasedStrategy(ModelBasedSettings settings)
+    : settings_(std::move(settings)) {}
 
 std::string ModelBasedStrategy::name() const {
   return settings_.model.loss == "reg" ? "xgb" : "xgb-" + settings_.model.loss;
 }
 
 Status ModelBasedStrategy::initialize(const ConfigSpace& space, std::uint64_t seed) {
-  if (settings_.plan_size == 0) return Status(StatusCode::kInvalidArgument, "xgb: plan_size must be >= 1");
+  if (settings_.plan_size == 0)
+    return Status(StatusCode::kInvalidArgument, "xgb: plan_size must be >= 1");
   if (settings_.diversity_filter_ratio && *settings_.diversity_filter_ratio < 1.0) {
     return Status(StatusCode::kInvalidArgument, "xgb: diversity_filter_ratio must be >= 1");
   }
@@ -108,7 +111,8 @@ bool ModelBasedStrategy::has_next() const { return !valid_ || visited_.size() < 
 
 std::optional<std::uint64_t> ModelBasedStrategy::random_unvisited() {
   auto idx = space_->random_valid_index(
-      rng_, 0, space_->range_length(), [this](std::uint64_t i) { return visited_.count(i) > 0; }, 100000);
+      rng_, 0, space_->range_length(), [this](std::uint64_t i) { return visited_.count(i) > 0; },
+      100000);
   if (idx) return *idx;
   if (space_->range_length() > (std::uint64_t{1} << 24)) return std::nullopt;
   std::vector<std::uint64_t> rest;
@@ -121,7 +125,8 @@ std::optional<std::uint64_t> ModelBasedStrategy::random_unvisited() {
 
 std::vector<Config> ModelBasedStrategy::next_batch(std::size_t n) {
   std::vector<Config> out;
-  const std::size_t eps_tail = static_cast<std::size_t>(0.05 * static_cast<double>(settings_.plan_size));
+  const std::size_t eps_tail =
+      static_cast<std::size_t>(0.05 * static_cast<double>(settings_.plan_size));
   while (out.size() < n && has_next()) {
     while (trial_pt_ < plan_.size()) {
       const auto idx = plan_[trial_pt_];
@@ -166,8 +171,10 @@ void ModelBasedStrategy::refit() {
     return p ? std::move(*p) : std::vector<double>(pts.size(), 0.0);
   };
   const double ratio = settings_.diversity_filter_ratio.value_or(1.0);
-  const auto want = static_cast<std::size_t>(std::ceil(static_cast<double>(settings_.plan_size) * ratio));
-  auto maxes = anneal_predictions(*space_, predict, want, visited_, settings_.annealing, sa_points_, rng_);
+  const auto want =
+      static_cast<std::size_t>(std::ceil(static_cast<double>(settings_.plan_size) * ratio));
+  auto maxes =
+      anneal_predictions(*space_, predict, want, visited_, settings_.annealing, sa_points_, rng_);
   plan_.clear();
   if (settings_.diversity_filter_ratio && maxes.size() > settings_.plan_size) {
     // Greedy submodular pick on zeroed scores: maximise the count of new distinct knob values.
@@ -240,8 +247,8 @@ void ModelBasedStrategy::load_history(std::span<const Trial> trials) {
         auto p = base_model_->predict(FeatureMatrix::of(*space_, pts));
         return p ? std::move(*p) : std::vector<double>(pts.size(), 0.0);
       };
-      for (const auto& m : anneal_predictions(*space_, predict, settings_.plan_size, visited_, settings_.annealing,
-                                              sa_points_, rng_)) {
+      for (const auto& m : anneal_predictions(*space_, predict, settings_.plan_size, visited_,
+                                              settings_.annealing, sa_points_, rng_)) {
         plan_.push_back(m.second);
       }
       trial_pt_ = 0;

@@ -27,7 +27,7 @@ PairwiseBayesModel::PairwiseBayesModel(std::span<const std::uint64_t> sizes,
     }
   }
   noises_ = settings_.noise_grid.empty() ? std::vector<double>{settings_.noise_variance}
-                                          : settings_.noise_grid;
+                                         : settings_.noise_grid;
   factors_.resize(noises_.size());
   const double k = static_cast<double>(knobs_.size());
   s1_ = k > 0 ? settings_.first_order_variance / k : 0.0;
@@ -56,7 +56,8 @@ Status PairwiseBayesModel::fit(std::span<const std::vector<std::uint32_t>> rows,
                                std::span<const double> y, Rng& rng) {
   const std::size_t n = rows.size();
   if (n == 0 || y.size() != n)
-    return Status(StatusCode::kInvalidArgument, "pairwise model: need one target per row, >= 1 row");
+    return Status(StatusCode::kInvalidArgument,
+                  "pairwise model: need one target per row, >= 1 row");
   for (double v : y) {
     if (!std::isfinite(v))
       return Status(StatusCode::kInvalidArgument, "pairwise model: a target is not finite");

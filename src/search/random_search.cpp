@@ -14,9 +14,10 @@ Status RandomSearchStrategy::initialize(const ConfigSpace& space, std::uint64_t 
   rng_.reseed(seed);
   stop_ = std::min(end_.value_or(space.range_length() - 1), space.range_length() - 1) + 1;
   if (begin_ >= stop_) {
-    return Status(StatusCode::kInvalidArgument,
-                  fmt::format("random: empty index range: begin {}, end {}, the space's indices are 0 to {}",
-                              begin_, end_ ? std::to_string(*end_) : "last", space.range_length() - 1));
+    return Status(
+        StatusCode::kInvalidArgument,
+        fmt::format("random: empty index range: begin {}, end {}, the space's indices are 0 to {}",
+                    begin_, end_ ? std::to_string(*end_) : "last", space.range_length() - 1));
   }
   valid_ = countable_valid(space, begin_, stop_ - 1);
   visited_.clear();

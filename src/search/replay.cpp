@@ -25,8 +25,8 @@ double median_of(std::vector<double> v) {
 std::uint64_t cutoff_fevals(const std::vector<double>& ascending, double target) {
   // i = number of valid configurations worse than the target.
   const std::size_t n = ascending.size();
-  const auto better_or_equal =
-      static_cast<std::size_t>(std::upper_bound(ascending.begin(), ascending.end(), target) - ascending.begin());
+  const auto better_or_equal = static_cast<std::size_t>(
+      std::upper_bound(ascending.begin(), ascending.end(), target) - ascending.begin());
   const std::size_t i = n - better_or_equal;
   const double f = static_cast<double>(i) / static_cast<double>(n + 1 - i);
   return static_cast<std::uint64_t>(std::ceil(f));
@@ -59,7 +59,8 @@ double ReplayTrace::best_at_clock(double t_s) const noexcept {
   return best;
 }
 
-std::vector<double> fraction_of_optimum_per_run(const ReplayData& data, std::span<const ReplayTrace> runs,
+std::vector<double> fraction_of_optimum_per_run(const ReplayData& data,
+                                                std::span<const ReplayTrace> runs,
                                                 std::size_t evaluations) {
   std::vector<double> out;
   out.reserve(runs.size());
@@ -70,7 +71,8 @@ std::vector<double> fraction_of_optimum_per_run(const ReplayData& data, std::spa
   return out;
 }
 
-double fraction_of_optimum(const ReplayData& data, std::span<const ReplayTrace> runs, std::size_t evaluations) {
+double fraction_of_optimum(const ReplayData& data, std::span<const ReplayTrace> runs,
+                           std::size_t evaluations) {
   if (runs.empty()) return 0.0;
   double sum = 0.0;
   for (double f : fraction_of_optimum_per_run(data, runs, evaluations)) sum += f;
@@ -96,8 +98,8 @@ MethodologyBudget methodology_budget(const ReplayData& data, const MethodologySe
   b.end_s = static_cast<double>(b.fevals) * b.median_total_s;
   b.time_per_feval_s = median_of(valid_totals);
   if (!failed_totals.empty()) {
-    b.time_per_feval_s += static_cast<double>(failed_totals.size()) / static_cast<double>(data.entries().size()) *
-                          median_of(failed_totals);
+    b.time_per_feval_s += static_cast<double>(failed_totals.size()) /
+                          static_cast<double>(data.entries().size()) * median_of(failed_totals);
   }
   return b;
 }
@@ -115,7 +117,8 @@ double random_search_expected_ms(const ReplayData& data, std::uint64_t draws) {
   return asc[asc.size() - 1 - from_worst];
 }
 
-double methodology_score(const ReplayData& data, std::span<const ReplayTrace> runs, const MethodologySettings& settings) {
+double methodology_score(const ReplayData& data, std::span<const ReplayTrace> runs,
+                         const MethodologySettings& settings) {
   if (runs.empty()) return 0.0;
   const MethodologyBudget b = methodology_budget(data, settings);
   const std::size_t points = std::max<std::size_t>(2, settings.resolution);
@@ -125,15 +128,19 @@ double methodology_score(const ReplayData& data, std::span<const ReplayTrace> ru
   const std::size_t n = data.entries().size();
   // Position in the order "failed first, then valid worst to best" (ties: lowest position).
   auto position = [&](double v) {
-    const auto better = static_cast<std::size_t>(std::lower_bound(asc.begin(), asc.end(), v) - asc.begin());
+    const auto better =
+        static_cast<std::size_t>(std::lower_bound(asc.begin(), asc.end(), v) - asc.begin());
     return static_cast<double>(n_failed + (asc.size() - 1 - better));
   };
-  const double no_result = std::min(static_cast<double>(n - 1), std::nearbyint(static_cast<double>(n + 1) / 2.0));
+  const double no_result =
+      std::min(static_cast<double>(n - 1), std::nearbyint(static_cast<double>(n + 1) / 2.0));
   double sum = 0.0;
   std::size_t used = 0;
   for (std::size_t p = 0; p < points; ++p) {
-    const double x = b.start_s + (b.end_s - b.start_s) * static_cast<double>(p) / static_cast<double>(points - 1);
-    const auto draws = static_cast<std::uint64_t>(std::max(1.0, std::nearbyint(x / b.time_per_feval_s)));
+    const double x = b.start_s + (b.end_s - b.start_s) * static_cast<double>(p) /
+                                     static_cast<double>(points - 1);
+    const auto draws =
+        static_cast<std::uint64_t>(std::max(1.0, std::nearbyint(x / b.time_per_feval_s)));
     const double fr = random_search_expected_ms(data, draws);
     if (std::isnan(fr) || std::abs(fr - opt) < 1e-12 * opt) continue;
     double mean_pos = 0.0;
@@ -183,10 +190,12 @@ Expected<std::vector<ReplayTrace>> simulate_strategy(std::shared_ptr<const Repla
         to.measure.runner = runner;
         to.batch_size = options.batch_size;
         to.error_threshold = std::numeric_limits<std::size_t>::max();
-        to.callbacks.push_back([&](const Tuner& t, std::span<const MeasureInput>, std::span<const MeasureResult> results) {
+        to.callbacks.push_back([&](const Tuner& t, std::span<const MeasureInput>,
+                                   std::span<const MeasureResult> results) {
           for (const auto& res : results) {
             trace.clock_s.push_back(res.timestamp_s);
-            trace.time_ms.push_back(res.ok() ? res.mean_cost_s() * 1e3 : std::numeric_limits<double>::quiet_NaN());
+            trace.time_ms.push_back(res.ok() ? res.mean_cost_s() * 1e3
+                                             : std::numeric_limits<double>::quiet_NaN());
           }
           if (trace.time_ms.size() >= options.evaluations && runner->clock_s() >= options.time_s) {
             t.request_stop();
@@ -199,7 +208,8 @@ Expected<std::vector<ReplayTrace>> simulate_strategy(std::shared_ptr<const Repla
       trace.wall_s = elapsed_ms(t0, now_ns()) * 1e-3;
     }
   };
-  const unsigned threads = std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(options.runs)));
+  const unsigned threads =
+      std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(options.runs)));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

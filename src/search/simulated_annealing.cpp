@@ -14,7 +14,8 @@ Status SimulatedAnnealingStrategy::initialize(const ConfigSpace& space, std::uin
   if (!(settings_.alpha > 0.0 && settings_.alpha < 1.0)) {
     return Status(StatusCode::kInvalidArgument, "sa: alpha must be in (0, 1)");
   }
-  if (!(settings_.t_min > 0.0)) return Status(StatusCode::kInvalidArgument, "sa: t_min must be > 0");
+  if (!(settings_.t_min > 0.0))
+    return Status(StatusCode::kInvalidArgument, "sa: t_min must be > 0");
   if (!(settings_.t_start > settings_.t_min)) {
     return Status(StatusCode::kInvalidArgument, "sa: t_start must be greater than t_min");
   }
@@ -37,7 +38,8 @@ std::optional<Config> SimulatedAnnealingStrategy::propose() {
       cands = space_->neighbours(*current_, NeighbourKind::kAdjacent);
     }
     for (int attempt = 0; attempt < 64; ++attempt) {
-      Config c = cands.empty() ? space_->random_walk(*current_, rng_) : cands[rng_.uniform(cands.size())];
+      Config c =
+          cands.empty() ? space_->random_walk(*current_, rng_) : cands[rng_.uniform(cands.size())];
       if (!visited_.count(c.index())) return c;
     }
     // Every tried neighbour was measured: restart from a fresh random point.

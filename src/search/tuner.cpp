@@ -15,18 +15,25 @@ namespace tunekit {
 
 std::string_view to_string(StopReason reason) noexcept {
   switch (reason) {
-    case StopReason::kTrialCount: return "trial count";
-    case StopReason::kEarlyStopping: return "early stopping";
-    case StopReason::kTimeBudget: return "time budget";
-    case StopReason::kExhausted: return "search space exhausted";
-    case StopReason::kRequested: return "stop requested";
+    case StopReason::kTrialCount:
+      return "trial count";
+    case StopReason::kEarlyStopping:
+      return "early stopping";
+    case StopReason::kTimeBudget:
+      return "time budget";
+    case StopReason::kExhausted:
+      return "search space exhausted";
+    case StopReason::kRequested:
+      return "stop requested";
   }
   return "unknown";
 }
 
-Tuner::Tuner(std::shared_ptr<const Task> task, std::unique_ptr<SearchStrategy> strategy, std::uint64_t seed)
+Tuner::Tuner(std::shared_ptr<const Task> task, std::unique_ptr<SearchStrategy> strategy,
+             std::uint64_t seed)
     : task_(std::move(task)), strategy_(std::move(strategy)) {
-  if (!task_ || !task_->space) throw Error(StatusCode::kInvalidArgument, "Tuner: the task has no config space");
+  if (!task_ || !task_->space)
+    throw Error(StatusCode::kInvalidArgument, "Tuner: the task has no config space");
   if (!strategy_) throw Error(StatusCode::kInvalidArgument, "Tuner: no search strategy");
   Status st = strategy_->initialize(*task_->space, seed);
   if (!st) throw Error(st);
@@ -44,7 +51,8 @@ void Tuner::load_history(std::span<const Trial> trials) {
   for (const auto& t : trials) {
     Trial copy = t;
     copy.score = score_of(t.result);
-    const bool same_space = copy.config.space() == nullptr || copy.config.space() == task_->space.get();
+    const bool same_space =
+        copy.config.space() == nullptr || copy.config.space() == task_->space.get();
     if (same_space && measured_.emplace(copy.config.index(), trials_.size()).second) {
       if (copy.score > best_score_) {
         best_score_ = copy.score;
@@ -59,25 +67,31 @@ void Tuner::load_history(std::span<const Trial> trials) {
 }
 
 StopReason Tuner::tune(const TuneOptions& options) {
-  const std::size_t batch = std::max<std::size_t>(1, options.batch_size.value_or(
-                                                         static_cast<std::size_t>(options.measure.batch_size())));
+  const std::size_t batch = std::max<std::size_t>(
+      1, options.batch_size.value_or(static_cast<std::size_t>(options.measure.batch_size())));
   const std::size_t early = options.early_stopping.value_or(static_cast<std::size_t>(1e9));
   const double start_clock = options.measure.runner ? options.measure.runner->clock_s() : 0.0;
-  std::size_t i = 0;           // trials measured in this call
-  std::size_t stalls = 0;      // consecutive batches served entirely from the cache
+  std::size_t i = 0;       // trials measured in this call
+  std::size_t stalls = 0;  // consecutive batches served entirely from the cache
   stop_requested_ = false;
   const std::size_t first = trials_.size();
   StopReason reason = StopReason::kTrialCount;
 
   while (i < options.n_trial) {
-    if (!strategy_->has_next()) { reason = StopReason::kExhausted; break; }
+    if (!strategy_->has_next()) {
+      reason = StopReason::kExhausted;
+      break;
+    }
     if (options.time_budget_s && options.measure.runner &&
         options.measure.runner->clock_s() - start_clock >= *options.time_budget_s) {
       reason = StopReason::kTimeBudget;
       break;
     }
     std::vector<Config> configs = strategy_->next_batch(std::min(batch, options.n_trial - i));
-    if (configs.empty()) { reason = StopReason::kExhausted; break; }
+    if (configs.empty()) {
+      reason = StopReason::kExhausted;
+      break;
+    }
 
     // Measure the configurations not measured before (each once, even if repeated in the batch).
     std::vector<MeasureInput> inputs;
@@ -110,8 +124,10 @@ StopReason Tuner::tune(const TuneOptions& options) {
       }
       if (log::level() >= 3) {
         log::write(3, fmt::format("No: {}\t{}: {:.2f}/{:.2f}\tresult: {}", trials_.size() + 1,
-                                  task_->flop > 0 ? "GFLOPS" : "1/s", t.score * (task_->flop > 0 ? 1e-9 : 1.0),
-                                  best_score_ * (task_->flop > 0 ? 1e-9 : 1.0), to_string(t.result.error_no)));
+                                  task_->flop > 0 ? "GFLOPS" : "1/s",
+                                  t.score * (task_->flop > 0 ? 1e-9 : 1.0),
+                                  best_score_ * (task_->flop > 0 ? 1e-9 : 1.0),
+                                  to_string(t.result.error_no)));
       }
       measured_.emplace(t.config.index(), trials_.size());
       trials_.push_back(std::move(t));
@@ -128,25 +144,36 @@ StopReason Tuner::tune(const TuneOptions& options) {
       warned_errors_ = true;
       log::warn("Too many errors happen in the tuning. Switching to debug mode.");
     }
-    if (stop_requested_) { reason = StopReason::kRequested; break; }
+    if (stop_requested_) {
+      reason = StopReason::kRequested;
+      break;
+    }
     if (inputs.empty()) {
-      if (++stalls >= 1000) { reason = StopReason::kExhausted; break; }
+      if (++stalls >= 1000) {
+        reason = StopReason::kExhausted;
+        break;
+      }
     } else {
       stalls = 0;
     }
-    if (trials_.size() >= std::max(best_iter_, first) + early) { reason = StopReason::kEarlyStopping; break; }
+    if (trials_.size() >= std::max(best_iter_, first) + early) {
+      reason = StopReason::kEarlyStopping;
+      break;
+    }
   }
 
   if (i > 0 && trials_.size() > first &&
       std::none_of(trials_.begin() + static_cast<std::ptrdiff_t>(first), trials_.end(),
                    [](const Trial& t) { return t.score > 0.0; })) {
-    log::warn(fmt::format("Could not find any valid schedule for task {} (target {}): all {} trials failed.",
-                          task_->name, task_->target, i));
+    log::warn(fmt::format(
+        "Could not find any valid schedule for task {} (target {}): all {} trials failed.",
+        task_->name, task_->target, i));
   }
   return reason;
 }
 
-TuneCallback progress_bar(std::size_t total, std::string prefix, std::string si_prefix, std::FILE* out) {
+TuneCallback progress_bar(std::size_t total, std::string prefix, std::string si_prefix,
+                          std::FILE* out) {
   struct State {
     std::size_t total;
     std::string prefix;
@@ -163,14 +190,20 @@ TuneCallback progress_bar(std::size_t total, std::string prefix, std::string si_
     }
   };
   double scale = 1e9;
-  if (si_prefix.empty()) scale = 1.0;
-  else if (si_prefix == "K") scale = 1e3;
-  else if (si_prefix == "M") scale = 1e6;
-  else if (si_prefix == "G") scale = 1e9;
-  else if (si_prefix == "T") scale = 1e12;
+  if (si_prefix.empty())
+    scale = 1.0;
+  else if (si_prefix == "K")
+    scale = 1e3;
+  else if (si_prefix == "M")
+    scale = 1e6;
+  else if (si_prefix == "G")
+    scale = 1e9;
+  else if (si_prefix == "T")
+    scale = 1e12;
   auto state = std::make_shared<State>(State{total, std::move(prefix), scale, out, now_ns()});
   const std::string unit = si_prefix + "FLOPS";
-  return [state, unit](const Tuner& tuner, std::span<const MeasureInput>, std::span<const MeasureResult> results) {
+  return [state, unit](const Tuner& tuner, std::span<const MeasureInput>,
+                       std::span<const MeasureResult> results) {
     state->count += results.size();
     if (state->out == nullptr || log::level() >= 3) return;
     const double elapsed = elapsed_ms(state->start_ns, now_ns()) * 1e-3;
@@ -183,10 +216,12 @@ TuneCallback progress_bar(std::size_t total, std::string prefix, std::string si_
       }
     }
     double best = 0.0;
-    if (tuner.has_best()) best = flops ? tuner.best_score() / state->scale : tuner.best().result.mean_cost_s() * 1e3;
+    if (tuner.has_best())
+      best = flops ? tuner.best_score() / state->scale : tuner.best().result.mean_cost_s() * 1e3;
     if (flops) {
       std::fprintf(state->out, "\r%s Current/Best: %7.2f/%7.2f %s | Progress: (%zu/%zu) | %.2f s",
-                   state->prefix.c_str(), current, best, unit.c_str(), state->count, state->total, elapsed);
+                   state->prefix.c_str(), current, best, unit.c_str(), state->count, state->total,
+                   elapsed);
     } else {
       std::fprintf(state->out, "\r%s Current/Best: %7.4f/%7.4f ms | Progress: (%zu/%zu) | %.2f s",
                    state->prefix.c_str(), current, best, state->count, state->total, elapsed);

@@ -32,15 +32,18 @@ FeatureMatrix FeatureMatrix::of(const ConfigSpace& space, std::span<const KnobVe
   return m;
 }
 
-double average_recall_at(std::span<const double> predictions, std::span<const double> labels, std::size_t n) {
+double average_recall_at(std::span<const double> predictions, std::span<const double> labels,
+                         std::size_t n) {
   const std::size_t rows = std::min(predictions.size(), labels.size());
   if (rows == 0) return 0.0;
   n = std::min(n, rows);
   std::vector<std::size_t> by_pred(rows), by_label(rows), label_rank(rows);
   std::iota(by_pred.begin(), by_pred.end(), 0);
   std::iota(by_label.begin(), by_label.end(), 0);
-  std::stable_sort(by_pred.begin(), by_pred.end(), [&](auto a, auto b) { return predictions[a] > predictions[b]; });
-  std::stable_sort(by_label.begin(), by_label.end(), [&](auto a, auto b) { return labels[a] > labels[b]; });
+  std::stable_sort(by_pred.begin(), by_pred.end(),
+                   [&](auto a, auto b) { return predictions[a] > predictions[b]; });
+  std::stable_sort(by_label.begin(), by_label.end(),
+                   [&](auto a, auto b) { return labels[a] > labels[b]; });
   for (std::size_t r = 0; r < rows; ++r) label_rank[by_label[r]] = r;
   double sum = 0.0;
   std::size_t hits = 0;
@@ -64,8 +67,8 @@ Status xgb_error(const char* what) {
   return Status(StatusCode::kInternal, fmt::format("xgboost {}: {}", what, XGBGetLastError()));
 }
 
-#define TK_XGB(call, what)                 \
-  do {                                     \
+#define TK_XGB(call, what)                   \
+  do {                                       \
     if ((call) != 0) return xgb_error(what); \
   } while (0)
 
@@ -83,7 +86,9 @@ struct DMatrix {
 
 }  // namespace
 
-XGBoostCostModel::XGBoostCostModel(XGBoostSettings settings) : settings_(std::move(settings)) { quiet_xgboost(); }
+XGBoostCostModel::XGBoostCostModel(XGBoostSettings settings) : settings_(std::move(settings)) {
+  quiet_xgboost();
+}
 
 XGBoostCostModel::~XGBoostCostModel() { release(); }
 
@@ -93,15 +98,19 @@ void XGBoostCostModel::release() noexcept {
   best_rounds_ = 0;
 }
 
-Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin,
-                             std::span<const double> weights) {
+Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y,
+                             std::span<const double> base_margin, std::span<const double> weights) {
   if (x.rows == 0 || x.rows != y.size() || x.data.size() != x.rows * x.cols ||
-      (!base_margin.empty() && base_margin.size() != x.rows) || (!weights.empty() && weights.size() != x.rows)) {
+      (!base_margin.empty() && base_margin.size() != x.rows) ||
+      (!weights.empty() && weights.size() != x.rows)) {
     return Status(StatusCode::kInvalidArgument,
-                  fmt::format("cost model fit: {} rows, {} labels, {} margins", x.rows, y.size(), base_margin.size()));
+                  fmt::format("cost model fit: {} rows, {} labels, {} margins", x.rows, y.size(),
+                              base_margin.size()));
   }
   if (settings_.loss != "reg" && settings_.loss != "rank" && settings_.loss != "rank-binary") {
-    return Status(StatusCode::kInvalidArgument, "cost model: loss must be reg, rank or rank-binary, got '" + settings_.loss + "'");
+    return Status(
+        StatusCode::kInvalidArgument,
+        "cost model: loss must be reg, rank or rank-binary, got '" + settings_.loss + "'");
   }
   release();
   // Random row permutation (upstream shuffles the training rows).
@@ -123,8 +132,10 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
   DMatrix d;
   TK_XGB(XGDMatrixCreateFromMat(data.data(), x.rows, x.cols, std::nanf(""), &d.h), "DMatrix");
   TK_XGB(XGDMatrixSetFloatInfo(d.h, "label", labels.data(), x.rows), "labels");
-  if (!margins.empty()) TK_XGB(XGDMatrixSetFloatInfo(d.h, "base_margin", margins.data(), x.rows), "base margin");
-  if (!row_weights.empty()) TK_XGB(XGDMatrixSetFloatInfo(d.h, "weight", row_weights.data(), x.rows), "weights");
+  if (!margins.empty())
+    TK_XGB(XGDMatrixSetFloatInfo(d.h, "base_margin", margins.data(), x.rows), "base margin");
+  if (!row_weights.empty())
+    TK_XGB(XGDMatrixSetFloatInfo(d.h, "weight", row_weights.data(), x.rows), "weights");
   const bool rank = settings_.loss != "reg";
   if (rank) {
     const unsigned group = static_cast<unsigned>(x.rows);
@@ -173,7 +184,8 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
       return st;
     }
     for (int r = 0; r < n; ++r) pred[static_cast<std::size_t>(r)] = out[r];
-    const double score = average_recall_at(pred, labels_d, static_cast<std::size_t>(settings_.eval_top_n));
+    const double score =
+        average_recall_at(pred, labels_d, static_cast<std::size_t>(settings_.eval_top_n));
     if (score > best) {
       best = score;
       best_round = round + 1;
@@ -187,8 +199,10 @@ Status XGBoostCostModel::fit(const FeatureMatrix& x, std::span<const double> y, 
   return Status::ok();
 }
 
-Expected<std::vector<double>> XGBoostCostModel::predict(const FeatureMatrix& x, std::span<const double> base_margin) const {
-  if (booster_ == nullptr) return Status(StatusCode::kInvalidArgument, "cost model: predict before fit");
+Expected<std::vector<double>> XGBoostCostModel::predict(const FeatureMatrix& x,
+                                                        std::span<const double> base_margin) const {
+  if (booster_ == nullptr)
+    return Status(StatusCode::kInvalidArgument, "cost model: predict before fit");
   if (x.cols != cols_ && x.rows > 0) {
     return Status(StatusCode::kInvalidArgument,
                   fmt::format("cost model: {} features per row, trained on {}", x.cols, cols_));
@@ -198,13 +212,15 @@ Expected<std::vector<double>> XGBoostCostModel::predict(const FeatureMatrix& x, 
   TK_XGB(XGDMatrixCreateFromMat(x.data.data(), x.rows, x.cols, std::nanf(""), &d.h), "DMatrix");
   std::vector<float> margins;
   if (!base_margin.empty()) {
-    if (base_margin.size() != x.rows) return Status(StatusCode::kInvalidArgument, "cost model: margin count");
+    if (base_margin.size() != x.rows)
+      return Status(StatusCode::kInvalidArgument, "cost model: margin count");
     margins.assign(base_margin.begin(), base_margin.end());
     TK_XGB(XGDMatrixSetFloatInfo(d.h, "base_margin", margins.data(), x.rows), "base margin");
   }
   bst_ulong len = 0;
   const float* out = nullptr;
-  TK_XGB(XGBoosterPredict(static_cast<BoosterHandle>(booster_), d.h, 0, static_cast<unsigned>(best_rounds_), 0, &len, &out),
+  TK_XGB(XGBoosterPredict(static_cast<BoosterHandle>(booster_), d.h, 0,
+                          static_cast<unsigned>(best_rounds_), 0, &len, &out),
          "prediction");
   return std::vector<double>(out, out + len);
 }

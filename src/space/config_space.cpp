@@ -14,25 +14,29 @@ namespace tunekit {
 
 namespace {
 
-Status invalid(std::string message) { return Status(StatusCode::kInvalidArgument, std::move(message)); }
+Status invalid(std::string message) {
+  return Status(StatusCode::kInvalidArgument, std::move(message));
+}
 
 std::size_t knob_feature_length(const Knob& k) {
   if (k.entities.empty()) return 0;
   const auto& e = k.entities.front();
   switch (k.kind) {
     case KnobKind::kSplit:
-    case KnobKind::kReorder: return e.size();
+    case KnobKind::kReorder:
+      return e.size();
     case KnobKind::kAnnotate:
       return (!e.empty() && e.front().is_string()) ? 11 * e.size() : e.size();
-    case KnobKind::kOther: return 1;
+    case KnobKind::kOther:
+      return 1;
   }
   return 0;
 }
 
 int annotation_slot(const std::string& a) {
-  static constexpr std::string_view kNames[] = {"none", "vec", "unroll", "blockIdx.x",
-                                                "blockIdx.y", "blockIdx.z", "threadIdx.x",
-                                                "threadIdx.y", "threadIdx.z", "vthread", "fuse"};
+  static constexpr std::string_view kNames[] = {
+      "none",        "vec",         "unroll",      "blockIdx.x", "blockIdx.y", "blockIdx.z",
+      "threadIdx.x", "threadIdx.y", "threadIdx.z", "vthread",    "fuse"};
   for (int i = 0; i < 11; ++i) {
     if (a == kNames[i]) return i;
   }
@@ -116,14 +120,17 @@ const ExprValue& ConfigView::value(std::size_t k) const noexcept {
 
 Status ConfigSpace::add_knob(Knob knob, std::string_view what) {
   if (knob.name.empty()) return invalid(fmt::format("{}: empty knob name", what));
-  if (find_knob(knob.name)) return invalid(fmt::format("{}: knob '{}' is already defined", what, knob.name));
-  if (knob.entities.empty()) return invalid(fmt::format("{}: knob '{}' has no entity", what, knob.name));
+  if (find_knob(knob.name))
+    return invalid(fmt::format("{}: knob '{}' is already defined", what, knob.name));
+  if (knob.entities.empty())
+    return invalid(fmt::format("{}: knob '{}' has no entity", what, knob.name));
   if (knob.entities.size() > std::numeric_limits<std::uint32_t>::max()) {
     return invalid(fmt::format("{}: knob '{}' has too many entities", what, knob.name));
   }
   const std::uint64_t n = knob.entities.size();
   if (range_length_ > (std::uint64_t{1} << 62) / n) {
-    return invalid(fmt::format("{}: knob '{}' makes the space larger than 2^62 points", what, knob.name));
+    return invalid(
+        fmt::format("{}: knob '{}' makes the space larger than 2^62 points", what, knob.name));
   }
   // Expression values (strings kept in shared, stable storage).
   auto strings = std::make_shared<std::vector<std::string>>();
@@ -184,16 +191,20 @@ void ConfigSpace::rebuild_checks() {
   valid_count_.reset();
 }
 
-Status ConfigSpace::define_split(const std::string& name, std::int64_t length, const SplitOptions& options) {
+Status ConfigSpace::define_split(const std::string& name, std::int64_t length,
+                                 const SplitOptions& options) {
   auto entities = enumerate_split(length, options);
   if (!entities) {
-    return Status(entities.status().code(), "define_split '" + name + "': " + entities.status().message());
+    return Status(entities.status().code(),
+                  "define_split '" + name + "': " + entities.status().message());
   }
   Knob k;
   k.name = name;
   k.kind = KnobKind::kSplit;
   for (auto& e : *entities) k.entities.emplace_back(e);
-  k.definition = {{"policy", options.policy}, {"length", length}, {"num_outputs", options.num_outputs},
+  k.definition = {{"policy", options.policy},
+                  {"length", length},
+                  {"num_outputs", options.num_outputs},
                   {"max_factor", options.max_factor},
                   {"no_tail", options.no_tail.value_or(options.policy == "factors")},
                   {"filter", options.filter ? options.filter_name : std::string()},
@@ -201,26 +212,34 @@ Status ConfigSpace::define_split(const std::string& name, std::int64_t length, c
   return add_knob(std::move(k), "define_split");
 }
 
-Status ConfigSpace::define_reorder(const std::string& name, int num_axes, const ReorderOptions& options) {
+Status ConfigSpace::define_reorder(const std::string& name, int num_axes,
+                                   const ReorderOptions& options) {
   auto perms = enumerate_reorder(num_axes, options);
-  if (!perms) return Status(perms.status().code(), "define_reorder '" + name + "': " + perms.status().message());
+  if (!perms)
+    return Status(perms.status().code(),
+                  "define_reorder '" + name + "': " + perms.status().message());
   Knob k;
   k.name = name;
   k.kind = KnobKind::kReorder;
   for (auto& p : *perms) k.entities.emplace_back(p);
-  k.definition = {{"policy", options.policy}, {"num_axes", num_axes},
+  k.definition = {{"policy", options.policy},
+                  {"num_axes", num_axes},
                   {"interval", {options.interval.first, options.interval.second}}};
   return add_knob(std::move(k), "define_reorder");
 }
 
-Status ConfigSpace::define_annotate(const std::string& name, int num_axes, const AnnotateOptions& options) {
+Status ConfigSpace::define_annotate(const std::string& name, int num_axes,
+                                    const AnnotateOptions& options) {
   auto anns = enumerate_annotate(num_axes, options);
-  if (!anns) return Status(anns.status().code(), "define_annotate '" + name + "': " + anns.status().message());
+  if (!anns)
+    return Status(anns.status().code(),
+                  "define_annotate '" + name + "': " + anns.status().message());
   Knob k;
   k.name = name;
   k.kind = KnobKind::kAnnotate;
   k.entities = std::move(*anns);
-  k.definition = {{"policy", options.policy}, {"num_axes", num_axes}, {"num_anchor", options.num_anchor}};
+  k.definition = {
+      {"policy", options.policy}, {"num_axes", num_axes}, {"num_anchor", options.num_anchor}};
   return add_knob(std::move(k), "define_annotate");
 }
 
@@ -244,7 +263,8 @@ Status ConfigSpace::define_range(const std::string& name, std::int64_t begin, st
   return define_knob(name, std::move(values));
 }
 
-Status ConfigSpace::define_power2(const std::string& name, std::int64_t min_value, std::int64_t max_value) {
+Status ConfigSpace::define_power2(const std::string& name, std::int64_t min_value,
+                                  std::int64_t max_value) {
   if (min_value < 1) return invalid("define_power2 '" + name + "': min_value must be >= 1");
   std::vector<nlohmann::json> values;
   for (std::int64_t v = 1; v <= max_value && v > 0; v *= 2) {
@@ -254,7 +274,8 @@ Status ConfigSpace::define_power2(const std::string& name, std::int64_t min_valu
   return define_knob(name, std::move(values));
 }
 
-Status ConfigSpace::add_constraint(std::string description, const std::vector<std::string>& knob_names,
+Status ConfigSpace::add_constraint(std::string description,
+                                   const std::vector<std::string>& knob_names,
                                    std::function<bool(const ConfigView&)> predicate) {
   Constraint c;
   c.description = std::move(description);
@@ -335,7 +356,8 @@ KnobVector ConfigSpace::index_to_knobs(std::uint64_t index) const {
 
 std::uint64_t ConfigSpace::knobs_to_index(std::span<const std::uint32_t> knobs) const noexcept {
   std::uint64_t index = 0;
-  for (std::size_t k = 0; k < knobs.size() && k < strides_.size(); ++k) index += knobs[k] * strides_[k];
+  for (std::size_t k = 0; k < knobs.size() && k < strides_.size(); ++k)
+    index += knobs[k] * strides_[k];
   return index;
 }
 
@@ -472,17 +494,18 @@ Expected<Config> ConfigSpace::random_valid(Rng& rng, std::uint64_t max_attempts)
   return Status(StatusCode::kNotFound, "the config space has no valid point");
 }
 
-Expected<std::uint64_t> ConfigSpace::random_valid_index(Rng& rng, std::uint64_t begin, std::uint64_t end,
-                                                        const std::function<bool(std::uint64_t)>& exclude,
-                                                        std::uint64_t max_attempts) const {
+Expected<std::uint64_t> ConfigSpace::random_valid_index(
+    Rng& rng, std::uint64_t begin, std::uint64_t end,
+    const std::function<bool(std::uint64_t)>& exclude, std::uint64_t max_attempts) const {
   end = std::min(end, range_length_);
   if (begin >= end) return Status(StatusCode::kNotFound, "empty index range");
   for (std::uint64_t attempt = 0; attempt < max_attempts; ++attempt) {
     const std::uint64_t i = begin + rng.uniform(end - begin);
     if ((!exclude || !exclude(i)) && is_valid(i)) return i;
   }
-  return Status(StatusCode::kNotFound,
-                fmt::format("no valid index found in [{}, {}) after {} draws", begin, end, max_attempts));
+  return Status(
+      StatusCode::kNotFound,
+      fmt::format("no valid index found in [{}, {}) after {} draws", begin, end, max_attempts));
 }
 
 std::vector<Config> ConfigSpace::sample_valid(std::size_t m, Rng& rng) const {
@@ -507,7 +530,8 @@ std::vector<Config> ConfigSpace::sample_valid(std::size_t m, Rng& rng) const {
       if (!seen.count(i) && is_valid(i)) rest.push_back(i);
     }
     rng.shuffle(rest);
-    for (std::size_t i = 0; i < rest.size() && out.size() < m; ++i) out.push_back(config_at(rest[i]));
+    for (std::size_t i = 0; i < rest.size() && out.size() < m; ++i)
+      out.push_back(config_at(rest[i]));
   }
   return out;
 }
@@ -568,7 +592,8 @@ Status ConfigSpace::fallback_split(KnobVector& knobs, std::string_view name,
     const auto& ent = knob.entities[e];
     if (ent.size() != sizes->size()) continue;
     bool same = true;
-    for (std::size_t i = 1; i < sizes->size() && same; ++i) same = ent[i].get<std::int64_t>() == (*sizes)[i];
+    for (std::size_t i = 1; i < sizes->size() && same; ++i)
+      same = ent[i].get<std::int64_t>() == (*sizes)[i];
     if (same) {
       if (knobs.size() != knobs_.size()) knobs.assign(knobs_.size(), 0);
       knobs[*k] = e;
@@ -576,7 +601,8 @@ Status ConfigSpace::fallback_split(KnobVector& knobs, std::string_view name,
     }
   }
   return Status(StatusCode::kNotFound,
-                fmt::format("fallback_split: sizes {} are not an entity of split '{}'", nlohmann::json(*sizes).dump(), name));
+                fmt::format("fallback_split: sizes {} are not an entity of split '{}'",
+                            nlohmann::json(*sizes).dump(), name));
 }
 
 // ---------------- features, JSON, hash ----------------
@@ -618,19 +644,22 @@ Expected<Config> ConfigSpace::from_entity_json(const nlohmann::json& entity) con
   std::vector<bool> seen(knobs_.size(), false);
   for (const auto& item : entity) {
     if (!item.is_array() || item.size() != 3 || !item[0].is_string() || !item[1].is_string()) {
-      return Status(StatusCode::kParseError, "config entity item is not [name, tag, payload]: " + item.dump());
+      return Status(StatusCode::kParseError,
+                    "config entity item is not [name, tag, payload]: " + item.dump());
     }
     const auto name = item[0].get<std::string>();
     auto k = find_knob(name);
     if (!k) {
       return Status(StatusCode::kNotFound,
                     fmt::format("record knob '{}' is not in this config space (a log from another "
-                                "template version?)", name));
+                                "template version?)",
+                                name));
     }
     const Knob& knob = knobs_[*k];
     if (item[1].get<std::string>() != knob_tag(knob.kind)) {
-      return Status(StatusCode::kNotFound, fmt::format("record knob '{}' has tag '{}', the space has '{}'",
-                                                       name, item[1].get<std::string>(), knob_tag(knob.kind)));
+      return Status(StatusCode::kNotFound,
+                    fmt::format("record knob '{}' has tag '{}', the space has '{}'", name,
+                                item[1].get<std::string>(), knob_tag(knob.kind)));
     }
     const auto& payload = item[2];
     std::optional<std::uint32_t> pos;
@@ -645,14 +674,16 @@ Expected<Config> ConfigSpace::from_entity_json(const nlohmann::json& entity) con
     }
     if (!pos) {
       return Status(StatusCode::kNotFound,
-                    fmt::format("record value {} of knob '{}' is not in this config space", payload.dump(), name));
+                    fmt::format("record value {} of knob '{}' is not in this config space",
+                                payload.dump(), name));
     }
     knobs[*k] = *pos;
     seen[*k] = true;
   }
   for (std::size_t k = 0; k < knobs_.size(); ++k) {
     if (!seen[k]) {
-      return Status(StatusCode::kNotFound, fmt::format("record has no value for knob '{}'", knobs_[k].name));
+      return Status(StatusCode::kNotFound,
+                    fmt::format("record has no value for knob '{}'", knobs_[k].name));
     }
   }
   return config_of(std::move(knobs));
@@ -661,8 +692,10 @@ Expected<Config> ConfigSpace::from_entity_json(const nlohmann::json& entity) con
 nlohmann::json ConfigSpace::definition_json() const {
   nlohmann::json knobs = nlohmann::json::array();
   for (const auto& k : knobs_) {
-    knobs.push_back({{"name", k.name}, {"kind", std::string(knob_tag(k.kind))},
-                     {"definition", k.definition}, {"entities", k.entities}});
+    knobs.push_back({{"name", k.name},
+                     {"kind", std::string(knob_tag(k.kind))},
+                     {"definition", k.definition},
+                     {"entities", k.entities}});
   }
   nlohmann::json constraints = nlohmann::json::array();
   for (const auto& c : constraints_) constraints.push_back(c.description);

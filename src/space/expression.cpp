@@ -17,19 +17,49 @@ namespace tunekit {
 namespace {
 
 enum class Op : std::uint8_t {
-  kNumber, kString, kVariable,
-  kOr, kAnd, kNot,
+  kNumber,
+  kString,
+  kVariable,
+  kOr,
+  kAnd,
+  kNot,
   kCompare,  // chained: operands in args, operators in cmp_ops
-  kIn, kNotIn,  // args[0] in (args[1..])
-  kBitOr, kBitXor, kBitAnd, kShl, kShr,
-  kAdd, kSub, kMul, kDiv, kFloorDiv, kMod, kPow,
-  kNeg, kPos, kInvert,
+  kIn,
+  kNotIn,  // args[0] in (args[1..])
+  kBitOr,
+  kBitXor,
+  kBitAnd,
+  kShl,
+  kShr,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kFloorDiv,
+  kMod,
+  kPow,
+  kNeg,
+  kPos,
+  kInvert,
   kCall,
 };
 
 enum class Cmp : std::uint8_t { kLt, kLe, kGt, kGe, kEq, kNe };
 
-enum class Fn : std::uint8_t { kMin, kMax, kAbs, kInt, kFloat, kRound, kFloor, kCeil, kSqrt, kLog, kLog2, kPow };
+enum class Fn : std::uint8_t {
+  kMin,
+  kMax,
+  kAbs,
+  kInt,
+  kFloat,
+  kRound,
+  kFloor,
+  kCeil,
+  kSqrt,
+  kLog,
+  kLog2,
+  kPow
+};
 
 /// The callable functions by name (the parser's lookup and the type checker's messages).
 constexpr std::pair<std::string_view, Fn> kFunctions[] = {
@@ -40,8 +70,8 @@ constexpr std::pair<std::string_view, Fn> kFunctions[] = {
 struct Node {
   Op op = Op::kNumber;
   double number = 0.0;
-  std::size_t slot = 0;   // kVariable: slot, kString: index into strings
-  int a = -1, b = -1;     // operands of unary / binary nodes
+  std::size_t slot = 0;  // kVariable: slot, kString: index into strings
+  int a = -1, b = -1;    // operands of unary / binary nodes
   Fn fn = Fn::kMin;
   std::vector<int> args;  // kCompare, kIn, kCall
   std::vector<Cmp> cmp_ops;
@@ -53,7 +83,18 @@ struct Node {
 constexpr int kMaxNesting = 200;     // parentheses, brackets, calls, `not` and unary operators
 constexpr int kMaxTreeDepth = 1000;  // operators on the longest path, chains included
 
-enum class Tok : std::uint8_t { kEnd, kNumber, kString, kName, kOp, kLParen, kRParen, kLBracket, kRBracket, kComma };
+enum class Tok : std::uint8_t {
+  kEnd,
+  kNumber,
+  kString,
+  kName,
+  kOp,
+  kLParen,
+  kRParen,
+  kLBracket,
+  kRBracket,
+  kComma
+};
 
 struct Token {
   Tok kind = Tok::kEnd;
@@ -103,7 +144,10 @@ class Parser {
     std::size_t i = 0;
     while (i < s.size()) {
       const char c = s[i];
-      if (std::isspace(static_cast<unsigned char>(c))) { ++i; continue; }
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        ++i;
+        continue;
+      }
       Token t;
       t.column = i;
       if (std::isdigit(static_cast<unsigned char>(c)) ||
@@ -134,16 +178,35 @@ class Parser {
         t.kind = Tok::kString;
         t.text = s.substr(i + 1, j - i - 1);
         i = j + 1;
-      } else if (c == '(') { t.kind = Tok::kLParen; t.text = "("; ++i; }
-      else if (c == ')') { t.kind = Tok::kRParen; t.text = ")"; ++i; }
-      else if (c == '[') { t.kind = Tok::kLBracket; t.text = "["; ++i; }
-      else if (c == ']') { t.kind = Tok::kRBracket; t.text = "]"; ++i; }
-      else if (c == ',') { t.kind = Tok::kComma; t.text = ","; ++i; }
-      else {
-        static constexpr std::string_view kTwo[] = {"**", "//", "<=", ">=", "==", "!=", "&&", "||", "<<", ">>"};
+      } else if (c == '(') {
+        t.kind = Tok::kLParen;
+        t.text = "(";
+        ++i;
+      } else if (c == ')') {
+        t.kind = Tok::kRParen;
+        t.text = ")";
+        ++i;
+      } else if (c == '[') {
+        t.kind = Tok::kLBracket;
+        t.text = "[";
+        ++i;
+      } else if (c == ']') {
+        t.kind = Tok::kRBracket;
+        t.text = "]";
+        ++i;
+      } else if (c == ',') {
+        t.kind = Tok::kComma;
+        t.text = ",";
+        ++i;
+      } else {
+        static constexpr std::string_view kTwo[] = {
+            "**", "//", "<=", ">=", "==", "!=", "&&", "||", "<<", ">>"};
         t.kind = Tok::kOp;
         for (auto op : kTwo) {
-          if (s.compare(i, 2, op) == 0) { t.text = std::string(op); break; }
+          if (s.compare(i, 2, op) == 0) {
+            t.text = std::string(op);
+            break;
+          }
         }
         if (t.text.empty()) {
           if (std::string_view("+-*/%<>!&|^~").find(c) == std::string_view::npos) {
@@ -269,9 +332,12 @@ class Parser {
       pos_ += negate ? 2 : 1;
       const Token& open = peek();
       Tok close = Tok::kRParen;
-      if (open.kind == Tok::kLParen) close = Tok::kRParen;
-      else if (open.kind == Tok::kLBracket) close = Tok::kRBracket;
-      else return error("'in' needs a tuple or list literal", open.column);
+      if (open.kind == Tok::kLParen)
+        close = Tok::kRParen;
+      else if (open.kind == Tok::kLBracket)
+        close = Tok::kRBracket;
+      else
+        return error("'in' needs a tuple or list literal", open.column);
       TUNEKIT_RETURN_IF_ERROR(enter(open.column));
       ++pos_;
       Node n;
@@ -282,7 +348,10 @@ class Parser {
         auto item = parse_bitor();
         if (!item) return item;
         n.args.push_back(*item);
-        if (peek().kind == Tok::kComma) { ++pos_; continue; }
+        if (peek().kind == Tok::kComma) {
+          ++pos_;
+          continue;
+        }
         if (peek().kind != close) return error("expected ',' or closing bracket", peek().column);
       }
       ++pos_;
@@ -314,7 +383,10 @@ class Parser {
     for (;;) {
       std::optional<Op> found;
       for (const auto& [text, op] : ops) {
-        if (is_op(text)) { found = op; break; }
+        if (is_op(text)) {
+          found = op;
+          break;
+        }
       }
       if (!found) return node;
       const std::size_t column = peek().column;
@@ -438,7 +510,10 @@ class Parser {
       auto arg = parse_or();
       if (!arg) return arg;
       n.args.push_back(*arg);
-      if (peek().kind == Tok::kComma) { ++pos_; continue; }
+      if (peek().kind == Tok::kComma) {
+        ++pos_;
+        continue;
+      }
       if (peek().kind != Tok::kRParen) return error("expected ',' or ')'", peek().column);
     }
     ++pos_;
@@ -471,8 +546,10 @@ class Evaluator {
   ExprValue eval(int index) {
     const Node& n = impl_.nodes[static_cast<std::size_t>(index)];
     switch (n.op) {
-      case Op::kNumber: return ExprValue::of(n.number);
-      case Op::kString: return ExprValue::of(std::string_view(impl_.strings[n.slot]));
+      case Op::kNumber:
+        return ExprValue::of(n.number);
+      case Op::kString:
+        return ExprValue::of(std::string_view(impl_.strings[n.slot]));
       case Op::kVariable:
         if (n.slot >= slots_.size()) throw EvalError{};
         return slots_[n.slot];
@@ -484,7 +561,8 @@ class Evaluator {
         ExprValue a = eval(n.a);
         return !a.truthy() ? a : eval(n.b);
       }
-      case Op::kNot: return ExprValue::of(eval(n.a).truthy() ? 0.0 : 1.0);
+      case Op::kNot:
+        return ExprValue::of(eval(n.a).truthy() ? 0.0 : 1.0);
       case Op::kCompare: {
         ExprValue lhs = eval(n.args[0]);
         for (std::size_t i = 0; i < n.cmp_ops.size(); ++i) {
@@ -503,18 +581,26 @@ class Evaluator {
         }
         return ExprValue::of((found == (n.op == Op::kIn)) ? 1.0 : 0.0);
       }
-      case Op::kNeg: return ExprValue::of(-num(eval(n.a)));
-      case Op::kPos: return ExprValue::of(num(eval(n.a)));
-      case Op::kInvert: return ExprValue::of(static_cast<double>(~integer(num(eval(n.a)))));
-      case Op::kCall: return call(n);
-      default: break;
+      case Op::kNeg:
+        return ExprValue::of(-num(eval(n.a)));
+      case Op::kPos:
+        return ExprValue::of(num(eval(n.a)));
+      case Op::kInvert:
+        return ExprValue::of(static_cast<double>(~integer(num(eval(n.a)))));
+      case Op::kCall:
+        return call(n);
+      default:
+        break;
     }
     const double a = num(eval(n.a));
     const double b = num(eval(n.b));
     switch (n.op) {
-      case Op::kAdd: return ExprValue::of(a + b);
-      case Op::kSub: return ExprValue::of(a - b);
-      case Op::kMul: return ExprValue::of(a * b);
+      case Op::kAdd:
+        return ExprValue::of(a + b);
+      case Op::kSub:
+        return ExprValue::of(a - b);
+      case Op::kMul:
+        return ExprValue::of(a * b);
       case Op::kDiv:
         if (b == 0.0) throw EvalError{};
         return ExprValue::of(a / b);
@@ -527,10 +613,14 @@ class Evaluator {
         if (r != 0.0 && ((r < 0) != (b < 0))) r += b;
         return ExprValue::of(r);
       }
-      case Op::kPow: return ExprValue::of(power(a, b));
-      case Op::kBitOr: return ExprValue::of(static_cast<double>(integer(a) | integer(b)));
-      case Op::kBitXor: return ExprValue::of(static_cast<double>(integer(a) ^ integer(b)));
-      case Op::kBitAnd: return ExprValue::of(static_cast<double>(integer(a) & integer(b)));
+      case Op::kPow:
+        return ExprValue::of(power(a, b));
+      case Op::kBitOr:
+        return ExprValue::of(static_cast<double>(integer(a) | integer(b)));
+      case Op::kBitXor:
+        return ExprValue::of(static_cast<double>(integer(a) ^ integer(b)));
+      case Op::kBitAnd:
+        return ExprValue::of(static_cast<double>(integer(a) & integer(b)));
       case Op::kShl: {
         const std::int64_t s = integer(b);
         if (s < 0 || s > 62) throw EvalError{};
@@ -541,7 +631,8 @@ class Evaluator {
         if (s < 0 || s > 62) throw EvalError{};
         return ExprValue::of(static_cast<double>(integer(a) >> s));
       }
-      default: throw EvalError{};
+      default:
+        throw EvalError{};
     }
   }
 
@@ -575,22 +666,34 @@ class Evaluator {
     }
     if (a.is_number()) {
       switch (op) {
-        case Cmp::kLt: return a.number < b.number;
-        case Cmp::kLe: return a.number <= b.number;
-        case Cmp::kGt: return a.number > b.number;
-        case Cmp::kGe: return a.number >= b.number;
-        case Cmp::kEq: return a.number == b.number;
-        case Cmp::kNe: return a.number != b.number;
+        case Cmp::kLt:
+          return a.number < b.number;
+        case Cmp::kLe:
+          return a.number <= b.number;
+        case Cmp::kGt:
+          return a.number > b.number;
+        case Cmp::kGe:
+          return a.number >= b.number;
+        case Cmp::kEq:
+          return a.number == b.number;
+        case Cmp::kNe:
+          return a.number != b.number;
       }
     }
     const int c = a.text.compare(b.text);
     switch (op) {
-      case Cmp::kLt: return c < 0;
-      case Cmp::kLe: return c <= 0;
-      case Cmp::kGt: return c > 0;
-      case Cmp::kGe: return c >= 0;
-      case Cmp::kEq: return c == 0;
-      case Cmp::kNe: return c != 0;
+      case Cmp::kLt:
+        return c < 0;
+      case Cmp::kLe:
+        return c <= 0;
+      case Cmp::kGt:
+        return c > 0;
+      case Cmp::kGe:
+        return c >= 0;
+      case Cmp::kEq:
+        return c == 0;
+      case Cmp::kNe:
+        return c != 0;
     }
     return false;
   }
@@ -606,12 +709,18 @@ class Evaluator {
     }
     const double x = num(eval(n.args[0]));
     switch (n.fn) {
-      case Fn::kAbs: return ExprValue::of(std::abs(x));
-      case Fn::kInt: return ExprValue::of(std::trunc(finite(x)));
-      case Fn::kFloat: return ExprValue::of(x);
-      case Fn::kRound: return ExprValue::of(std::nearbyint(finite(x)));  // half to even, as Python 3
-      case Fn::kFloor: return ExprValue::of(std::floor(finite(x)));
-      case Fn::kCeil: return ExprValue::of(std::ceil(finite(x)));
+      case Fn::kAbs:
+        return ExprValue::of(std::abs(x));
+      case Fn::kInt:
+        return ExprValue::of(std::trunc(finite(x)));
+      case Fn::kFloat:
+        return ExprValue::of(x);
+      case Fn::kRound:
+        return ExprValue::of(std::nearbyint(finite(x)));  // half to even, as Python 3
+      case Fn::kFloor:
+        return ExprValue::of(std::floor(finite(x)));
+      case Fn::kCeil:
+        return ExprValue::of(std::ceil(finite(x)));
       case Fn::kSqrt:
         if (x < 0) throw EvalError{};
         return ExprValue::of(std::sqrt(x));
@@ -621,8 +730,10 @@ class Evaluator {
       case Fn::kLog2:
         if (x <= 0) throw EvalError{};
         return ExprValue::of(std::log2(x));
-      case Fn::kPow: return ExprValue::of(power(x, num(eval(n.args[1]))));
-      default: throw EvalError{};
+      case Fn::kPow:
+        return ExprValue::of(power(x, num(eval(n.args[1]))));
+      default:
+        throw EvalError{};
     }
   }
 
@@ -632,22 +743,38 @@ class Evaluator {
 
 std::string_view op_text(Op op) {
   switch (op) {
-    case Op::kBitOr: return "|";
-    case Op::kBitXor: return "^";
-    case Op::kBitAnd: return "&";
-    case Op::kShl: return "<<";
-    case Op::kShr: return ">>";
-    case Op::kAdd: return "+";
-    case Op::kSub: return "-";
-    case Op::kMul: return "*";
-    case Op::kDiv: return "/";
-    case Op::kFloorDiv: return "//";
-    case Op::kMod: return "%";
-    case Op::kPow: return "**";
-    case Op::kNeg: return "unary -";
-    case Op::kPos: return "unary +";
-    case Op::kInvert: return "~";
-    default: return "operator";
+    case Op::kBitOr:
+      return "|";
+    case Op::kBitXor:
+      return "^";
+    case Op::kBitAnd:
+      return "&";
+    case Op::kShl:
+      return "<<";
+    case Op::kShr:
+      return ">>";
+    case Op::kAdd:
+      return "+";
+    case Op::kSub:
+      return "-";
+    case Op::kMul:
+      return "*";
+    case Op::kDiv:
+      return "/";
+    case Op::kFloorDiv:
+      return "//";
+    case Op::kMod:
+      return "%";
+    case Op::kPow:
+      return "**";
+    case Op::kNeg:
+      return "unary -";
+    case Op::kPos:
+      return "unary +";
+    case Op::kInvert:
+      return "~";
+    default:
+      return "operator";
   }
 }
 
@@ -668,9 +795,12 @@ class TypeChecker {
   Expected<ExprType> type_of(int index) const {
     const Node& n = impl_.nodes[static_cast<std::size_t>(index)];
     switch (n.op) {
-      case Op::kNumber: return ExprType::kNumber;
-      case Op::kString: return ExprType::kString;
-      case Op::kVariable: return n.slot < types_.size() ? types_[n.slot] : ExprType::kAny;
+      case Op::kNumber:
+        return ExprType::kNumber;
+      case Op::kString:
+        return ExprType::kString;
+      case Op::kVariable:
+        return n.slot < types_.size() ? types_[n.slot] : ExprType::kAny;
       case Op::kOr:
       case Op::kAnd: {  // the value of one operand
         auto a = type_of(n.a);
@@ -719,7 +849,8 @@ class TypeChecker {
           }
         }
         return ExprType::kNumber;
-      default: break;
+      default:
+        break;
     }
     for (int arg : {n.a, n.b}) {  // arithmetic, bitwise and unary operators
       if (arg < 0) continue;

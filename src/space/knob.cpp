@@ -12,10 +12,14 @@ namespace tunekit {
 
 std::string_view knob_tag(KnobKind kind) noexcept {
   switch (kind) {
-    case KnobKind::kSplit: return "sp";
-    case KnobKind::kReorder: return "re";
-    case KnobKind::kAnnotate: return "an";
-    case KnobKind::kOther: return "ot";
+    case KnobKind::kSplit:
+      return "sp";
+    case KnobKind::kReorder:
+      return "re";
+    case KnobKind::kAnnotate:
+      return "an";
+    case KnobKind::kOther:
+      return "ot";
   }
   return "ot";
 }
@@ -85,10 +89,16 @@ class PySetEmulation {
     std::size_t i = static_cast<std::size_t>(key) & mask;
     std::size_t perturb = static_cast<std::size_t>(key);
     for (;;) {
-      if (table[i] == 0) { table[i] = key; return; }
+      if (table[i] == 0) {
+        table[i] = key;
+        return;
+      }
       if (i + kLinearProbes <= mask) {
         for (std::size_t j = 1; j <= kLinearProbes; ++j) {
-          if (table[i + j] == 0) { table[i + j] = key; return; }
+          if (table[i + j] == 0) {
+            table[i + j] = key;
+            return;
+          }
         }
       }
       perturb >>= kPerturbShift;
@@ -153,7 +163,9 @@ std::vector<std::int64_t> powers_of_two(std::int64_t n) {
   return out;
 }
 
-Status invalid(std::string message) { return Status(StatusCode::kInvalidArgument, std::move(message)); }
+Status invalid(std::string message) {
+  return Status(StatusCode::kInvalidArgument, std::move(message));
+}
 
 }  // namespace
 
@@ -177,7 +189,8 @@ Expected<std::vector<std::int64_t>> split_factor_list(std::int64_t length, std::
     all.erase(std::unique(all.begin(), all.end()), all.end());
     return all;
   }
-  return invalid(fmt::format("split: unknown policy '{}' (factors, power2, verbose, candidate)", policy));
+  return invalid(
+      fmt::format("split: unknown policy '{}' (factors, power2, verbose, candidate)", policy));
 }
 
 Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t length,
@@ -215,7 +228,10 @@ Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t le
         bool overflow = false;
         for (int s = 0; s < slots; ++s) {
           const std::int64_t f = list[pos[static_cast<std::size_t>(s)]];
-          if (prod > length / f + 1) { overflow = true; break; }
+          if (prod > length / f + 1) {
+            overflow = true;
+            break;
+          }
           prod *= f;
         }
         if (!overflow && prod <= length && (length % prod == 0 || (!no_tail && prod < length))) {
@@ -241,15 +257,17 @@ Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t le
     std::erase_if(out, [&](const std::vector<std::int64_t>& e) { return !options.filter(e); });
   }
   if (out.empty()) {
-    return invalid(fmt::format("split of length {} ({}, num_outputs {}) has no entity left",
-                               length, options.policy, options.num_outputs));
+    return invalid(fmt::format("split of length {} ({}, num_outputs {}) has no entity left", length,
+                               options.policy, options.num_outputs));
   }
   return out;
 }
 
-Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length, std::span<const std::int64_t> max_sizes) {
+Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length,
+                                                   std::span<const std::int64_t> max_sizes) {
   if (max_sizes.empty()) return invalid("fallback_split: empty max_sizes");
-  if (length < 1) return invalid(fmt::format("fallback_split: axis length must be >= 1, got {}", length));
+  if (length < 1)
+    return invalid(fmt::format("fallback_split: axis length must be >= 1, got {}", length));
   std::vector<std::int64_t> out(max_sizes.size(), 1);
   std::int64_t remaining = length;
   for (std::size_t i = max_sizes.size() - 1; i >= 1; --i) {
@@ -259,7 +277,8 @@ Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length, std::spa
       if (d <= limit) best = d;
     }
     if (best < 1) {
-      return invalid(fmt::format("fallback_split: no divisor of {} is <= {} (output {})", remaining, limit, i));
+      return invalid(fmt::format("fallback_split: no divisor of {} is <= {} (output {})", remaining,
+                                 limit, i));
     }
     out[i] = best;
     remaining /= best;
@@ -268,7 +287,8 @@ Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length, std::spa
   return out;
 }
 
-Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes, const ReorderOptions& options) {
+Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes,
+                                                          const ReorderOptions& options) {
   if (num_axes < 1) return invalid(fmt::format("reorder: need >= 1 axis, got {}", num_axes));
   std::vector<int> identity(static_cast<std::size_t>(num_axes));
   std::iota(identity.begin(), identity.end(), 0);
@@ -277,19 +297,24 @@ Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes, const Re
     out.push_back(identity);
   } else if (options.policy == "all") {
     std::vector<int> p = identity;
-    do { out.push_back(p); } while (std::next_permutation(p.begin(), p.end()));
+    do {
+      out.push_back(p);
+    } while (std::next_permutation(p.begin(), p.end()));
   } else if (options.policy == "interval_all" || options.policy == "interval") {
     const auto [b, e] = options.interval;
     if (b < 0 || e > num_axes || b >= e) {
       return invalid(fmt::format("reorder: bad interval [{}, {}) for {} axes", b, e, num_axes));
     }
     std::vector<int> p = identity;
-    do { out.push_back(p); } while (std::next_permutation(p.begin() + b, p.begin() + e));
+    do {
+      out.push_back(p);
+    } while (std::next_permutation(p.begin() + b, p.begin() + e));
   } else if (options.policy == "candidate") {
     for (const auto& c : options.candidates) {
       std::vector<int> sorted = c;
       std::sort(sorted.begin(), sorted.end());
-      if (sorted != identity) return invalid("reorder: a candidate is not a permutation of the axes");
+      if (sorted != identity)
+        return invalid("reorder: a candidate is not a permutation of the axes");
       out.push_back(c);
     }
     if (out.empty()) return invalid("reorder: empty candidate list");
@@ -300,7 +325,8 @@ Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes, const Re
   return out;
 }
 
-Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes, const AnnotateOptions& options) {
+Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes,
+                                                         const AnnotateOptions& options) {
   if (num_axes < 1) return invalid(fmt::format("annotate: need >= 1 axis, got {}", num_axes));
   std::vector<nlohmann::json> out;
   if (options.policy == "locate_cache") {
@@ -314,7 +340,8 @@ Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes, const Ann
       while (i >= 0 && comb[static_cast<std::size_t>(i)] == num_axes - k + i) --i;
       if (i < 0) break;
       ++comb[static_cast<std::size_t>(i)];
-      for (int j = i + 1; j < k; ++j) comb[static_cast<std::size_t>(j)] = comb[static_cast<std::size_t>(j - 1)] + 1;
+      for (int j = i + 1; j < k; ++j)
+        comb[static_cast<std::size_t>(j)] = comb[static_cast<std::size_t>(j - 1)] + 1;
     }
     return out;
   }

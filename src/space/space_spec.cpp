@@ -82,7 +82,8 @@ Expected<std::vector<nlohmann::json>> parameter_values(const std::string& name,
     std::set<nlohmann::json> seen;
     for (const auto& x : v) {
       if (!(x.is_number() || x.is_boolean() || x.is_string())) {
-        return bad(fmt::format("parameter '{}': value {} is not a number, boolean or string", name, x.dump()));
+        return bad(fmt::format("parameter '{}': value {} is not a number, boolean or string", name,
+                               x.dump()));
       }
       nlohmann::json value = nlohmann::json::parse(x.dump());
       if (!seen.insert(value).second) {  // 16 and 16.0 are the same value
@@ -156,8 +157,10 @@ Expected<std::vector<nlohmann::json>> parameter_values(const std::string& name,
                              return keys.empty() ? std::string("none") : keys;
                            }()));
   } else {
-    return bad(fmt::format("parameter '{}': expected a list of values, {{\"range\": [...]}} or "
-                           "{{\"power2\": [...]}}", name));
+    return bad(
+        fmt::format("parameter '{}': expected a list of values, {{\"range\": [...]}} or "
+                    "{{\"power2\": [...]}}",
+                    name));
   }
   if (out.empty()) return bad(fmt::format("parameter '{}' has no value", name));
   return out;
@@ -193,8 +196,10 @@ Expected<ConfigSpace> space_from_spec(const nlohmann::ordered_json& spec) {
       return bad("space spec: both \"parameters\" and \"tune_params\"; give one");
     }
     const nlohmann::ordered_json* params = nullptr;
-    if (spec.contains("parameters")) params = &spec["parameters"];
-    else if (spec.contains("tune_params")) params = &spec["tune_params"];
+    if (spec.contains("parameters"))
+      params = &spec["parameters"];
+    else if (spec.contains("tune_params"))
+      params = &spec["tune_params"];
     if (!params) return bad("space spec: no \"parameters\" (or \"tune_params\")");
 
     ConfigSpace space;
@@ -232,7 +237,8 @@ Expected<ConfigSpace> space_from_spec(const nlohmann::ordered_json& spec) {
             return bad("space spec: tune_params_keys holds " + key.dump() + ", not a name");
           }
           const auto name = key.get<std::string>();
-          if (!params->contains(name)) return bad("space spec: tune_params_keys names unknown '" + name + "'");
+          if (!params->contains(name))
+            return bad("space spec: tune_params_keys names unknown '" + name + "'");
           TUNEKIT_RETURN_IF_ERROR(define(name, (*params)[name]));
           names.push_back(name);
         }
@@ -254,7 +260,8 @@ Expected<ConfigSpace> space_from_spec(const nlohmann::ordered_json& spec) {
         TUNEKIT_RETURN_IF_ERROR(add_checked_restriction(space, r.get<std::string>()));
       } else if (r.is_array()) {
         for (const auto& x : r) {
-          if (!x.is_string()) return bad("space spec: restrictions must be strings, got " + x.dump());
+          if (!x.is_string())
+            return bad("space spec: restrictions must be strings, got " + x.dump());
           TUNEKIT_RETURN_IF_ERROR(add_checked_restriction(space, x.get<std::string>()));
         }
       } else if (!r.is_null()) {
@@ -283,7 +290,8 @@ Expected<ConfigSpace> load_space_spec(const std::string& path) {
   ss << in.rdbuf();
   const std::string text = ss.str();
   auto spec = parse_json<nlohmann::ordered_json>(text);
-  if (!spec) return Status(StatusCode::kParseError, fmt::format("{}: {}", path, spec.status().message()));
+  if (!spec)
+    return Status(StatusCode::kParseError, fmt::format("{}: {}", path, spec.status().message()));
   auto space = space_from_spec(*spec);
   if (!space) return Status(space.status().code(), path + ": " + space.status().message());
   return space;

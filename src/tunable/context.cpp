@@ -182,7 +182,8 @@ void TuningContext::use_default_tolerances() {
 }
 
 Expected<NumericalCheck> TuningContext::try_numerical_check() const {
-  if (auto raw = env::get_string(kNumericalCheck)) return parse_numerical_check(*raw, kNumericalCheck);
+  if (auto raw = env::get_string(kNumericalCheck))
+    return parse_numerical_check(*raw, kNumericalCheck);
   std::lock_guard lock(mutex_);
   return numerics_;
 }
@@ -313,7 +314,8 @@ void TuningContext::set_untuned_filename(std::string name, bool insert_ordinal) 
   api_untuned_filename_ = insert_ordinal && !name.empty()
                               ? insert_device_ordinal_before_extension(name, device_ordinal())
                               : std::move(name);
-  if (env_untuned_filename_) log::info(1, "{} is set and overrides set_untuned_filename()", kUntunedFilename);
+  if (env_untuned_filename_)
+    log::info(1, "{} is set and overrides set_untuned_filename()", kUntunedFilename);
 }
 
 std::string TuningContext::untuned_filename() const {
@@ -384,8 +386,8 @@ Status TuningContext::register_validator(std::string key, ValidatorRegistry::Get
   if (loaded_.load(std::memory_order_acquire)) {
     std::lock_guard lock(load_mutex_);
     if (!loaded_file_.empty()) {
-      log::warn("validator " + shown + " registered after results were read from '" +
-                loaded_file_ + "'; register validators before the first dispatch");
+      log::warn("validator " + shown + " registered after results were read from '" + loaded_file_ +
+                "'; register validators before the first dispatch");
     }
   }
   return Status::ok();
@@ -432,9 +434,9 @@ Status TuningContext::reload_environment() {
 
   auto threads = errors.take(env::get_int(kThreads));
   if (threads && (*threads > 1'000'000 || *threads < -1'000'000)) {
-    errors.add(Status(StatusCode::kInvalidArgument,
-                      std::string(kThreads) + ": thread count out of range: " +
-                          std::to_string(*threads)));
+    errors.add(
+        Status(StatusCode::kInvalidArgument,
+               std::string(kThreads) + ": thread count out of range: " + std::to_string(*threads)));
     threads.reset();
   }
   threads_.set_env(threads ? std::optional<int>(*threads < 0 ? 0 : static_cast<int>(*threads))
@@ -442,9 +444,9 @@ Status TuningContext::reload_environment() {
 
   auto verbose = errors.take(env::get_int(kVerbose));
   if (verbose && (*verbose < 0 || *verbose > 3)) {
-    errors.add(Status(StatusCode::kInvalidArgument,
-                      std::string(kVerbose) + ": expected a level 0..3, got '" +
-                          std::to_string(*verbose) + "'"));
+    errors.add(Status(
+        StatusCode::kInvalidArgument,
+        std::string(kVerbose) + ": expected a level 0..3, got '" + std::to_string(*verbose) + "'"));
     verbose.reset();
   }
   verbose_.set_env(verbose ? std::optional<int>(static_cast<int>(*verbose)) : std::nullopt);
@@ -465,8 +467,8 @@ Status TuningContext::reload_environment() {
         errors.add(Status(s.code(), std::string(kVerboseFilename) + ": " + s.message()));
       }
     }
-    env_status_ = errors.text.empty() ? Status::ok()
-                                      : Status(StatusCode::kInvalidArgument, errors.text);
+    env_status_ =
+        errors.text.empty() ? Status::ok() : Status(StatusCode::kInvalidArgument, errors.text);
   }
   results_.touch();
   return environment_status();

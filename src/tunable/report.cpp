@@ -11,13 +11,20 @@ namespace tunekit {
 
 std::string_view to_string(CandidateOutcome outcome) noexcept {
   switch (outcome) {
-    case CandidateOutcome::kMeasured: return "measured";
-    case CandidateOutcome::kDisabled: return "disabled";
-    case CandidateOutcome::kUnsupported: return "unsupported";
-    case CandidateOutcome::kFailed: return "failed";
-    case CandidateOutcome::kRejectedScreen1: return "rejected-screen1";
-    case CandidateOutcome::kRejectedScreen2: return "rejected-screen2";
-    case CandidateOutcome::kWrongResult: return "wrong-result";
+    case CandidateOutcome::kMeasured:
+      return "measured";
+    case CandidateOutcome::kDisabled:
+      return "disabled";
+    case CandidateOutcome::kUnsupported:
+      return "unsupported";
+    case CandidateOutcome::kFailed:
+      return "failed";
+    case CandidateOutcome::kRejectedScreen1:
+      return "rejected-screen1";
+    case CandidateOutcome::kRejectedScreen2:
+      return "rejected-screen2";
+    case CandidateOutcome::kWrongResult:
+      return "wrong-result";
   }
   return "unknown";
 }
@@ -58,11 +65,12 @@ std::string format_report(const TuneReport& report) {
   for (const CandidateReport& c : report.candidates) {
     const bool timed = c.stats.count > 0;
     auto num = [&](double v) { return timed ? fmt::format("{:.6g}", v) : std::string("-"); };
-    const std::string median_i =
-        c.finalist && !std::isnan(c.interleaved_median_ms) ? fmt::format("{:.6g}", c.interleaved_median_ms)
-                                                          : std::string("-");
+    const std::string median_i = c.finalist && !std::isnan(c.interleaved_median_ms)
+                                     ? fmt::format("{:.6g}", c.interleaved_median_ms)
+                                     : std::string("-");
     std::string note = c.reason;
-    if (report.winner && *report.winner == c.index) note = note.empty() ? "winner" : "winner; " + note;
+    if (report.winner && *report.winner == c.index)
+      note = note.empty() ? "winner" : "winner; " + note;
     out += fmt::format("  {:<{}}  {:<16} {:>10} {:>10} {:>10} {:>9} {:>10} {:>6}  {}\n", c.name,
                        width, to_string(c.outcome), num(c.stats.mean_ms), num(c.stats.min_ms),
                        num(c.stats.max_ms), num(c.stats.stddev_ms), median_i, c.stats.count, note);

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -130,7 +130,8 @@ std::string format_result_line(const ResultLine& line) {
 
 std::string format_header(const std::vector<ValidatorEntry>& validators) {
   std::string s;
-  for (const auto& [key, value] : validators) s.append(format_validator_line(key, value)).push_back('\n');
+  for (const auto& [key, value] : validators)
+    s.append(format_validator_line(key, value)).push_back('\n');
   return s;
 }
 
@@ -168,9 +169,9 @@ Status parse_one_line(std::string_view line, std::string_view file_name, std::si
   const std::string shown = std::string(line.substr(0, 200));
   if (fields[0] == "Validator") {
     if (fields.size() < 3 || fields[1].empty()) {
-      return parse_error(file_name, line_no,
-                         "could not parse validator line '" + shown +
-                             "' (expected Validator,<KEY>,<VALUE>)");
+      return parse_error(
+          file_name, line_no,
+          "could not parse validator line '" + shown + "' (expected Validator,<KEY>,<VALUE>)");
     }
     const std::string key(fields[1]);
     const std::string value(fields[2]);
@@ -205,8 +206,8 @@ Status parse_one_line(std::string_view line, std::string_view file_name, std::si
     const auto time = env::parse_double(std::string(fields[3]));
     if (!time || !std::isfinite(*time) || *time < 0.0) {
       return parse_error(file_name, line_no,
-                         "could not parse time '" + std::string(fields[3]) + "' in line '" +
-                             shown + "' (expected a finite non-negative number of milliseconds)");
+                         "could not parse time '" + std::string(fields[3]) + "' in line '" + shown +
+                             "' (expected a finite non-negative number of milliseconds)");
     }
     r.time_ms = *time;
     if (fields.size() > 4) {
@@ -323,12 +324,13 @@ Status append_line_locked(const std::string& path, std::string_view header, std:
   if (!blank && last != '\n' && is_complete) {
     // The last line has no line end: a writer was cut short (killed, disk full) or the file was
     // edited by hand. A fragment that is not a whole line is removed; a whole one is ended.
-    const std::size_t start = existing->rfind('\n') == std::string::npos ? 0 : existing->rfind('\n') + 1;
+    const std::size_t start =
+        existing->rfind('\n') == std::string::npos ? 0 : existing->rfind('\n') + 1;
     const std::string_view fragment = std::string_view(*existing).substr(start);
     if (!is_complete(fragment)) {
       const std::size_t line_no =
-          1 + static_cast<std::size_t>(std::count(existing->begin(), existing->begin() +
-                                                  static_cast<std::ptrdiff_t>(start), '\n'));
+          1 + static_cast<std::size_t>(std::count(
+                  existing->begin(), existing->begin() + static_cast<std::ptrdiff_t>(start), '\n'));
       if (::ftruncate(file.fd(), static_cast<off_t>(start)) != 0) {
         return io_error("cannot truncate results file", path);
       }

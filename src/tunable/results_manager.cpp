@@ -169,9 +169,9 @@ Status ResultsManager::write_file(const std::string& path) {
   for (const ResultLine& r : results()) content.append(format_result_line(r)).push_back('\n');
   std::lock_guard file_lock(file_mutex_);
   if (auto it = rejected_.find(path); it != rejected_.end()) {
-    return Status(StatusCode::kValidatorMismatch,
-                  "refusing to overwrite results file '" + path + "', which was rejected (" +
-                      it->second + "); write to another file name");
+    return Status(StatusCode::kValidatorMismatch, "refusing to overwrite results file '" + path +
+                                                      "', which was rejected (" + it->second +
+                                                      "); write to another file name");
   }
   TUNEKIT_RETURN_IF_ERROR(write_file_locked(path, content));
   validated_.insert(path);

@@ -21,20 +21,20 @@ Tolerance dtype_tolerance(std::string_view dtype, long long accumulation_length)
   } else if (dtype == "Half" || dtype == "BFloat16") {
     base = 1e-2;
   }
-  const double scale =
-      std::max(1.0, static_cast<double>(accumulation_length) /
-                        static_cast<double>(kToleranceBaseAccumulation));
+  const double scale = std::max(1.0, static_cast<double>(accumulation_length) /
+                                         static_cast<double>(kToleranceBaseAccumulation));
   return Tolerance{base * scale, base * scale};
 }
 
-Expected<NumericalCheck> parse_numerical_check(std::string_view text,
-                                               std::string_view variable) {
+Expected<NumericalCheck> parse_numerical_check(std::string_view text, std::string_view variable) {
   const std::string value(text);
   auto error = [&] {
     return Status(StatusCode::kInvalidArgument,
-                  std::string(variable) + ": expected 0 (off), 1 (on, per-dtype tolerances) or "
-                                          "<atol>_<rtol> with two positive numbers (e.g. "
-                                          "1e-5_1e-5), got '" + value + "'");
+                  std::string(variable) +
+                      ": expected 0 (off), 1 (on, per-dtype tolerances) or "
+                      "<atol>_<rtol> with two positive numbers (e.g. "
+                      "1e-5_1e-5), got '" +
+                      value + "'");
   };
   if (value == "0") return NumericalCheck{false, std::nullopt};
   if (value == "1") return NumericalCheck{true, std::nullopt};

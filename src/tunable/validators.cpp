@@ -87,7 +87,8 @@ Status ValidatorRegistry::validate(const std::vector<ValidatorEntry>& file_valid
                                    std::string_view file) const {
   const std::string name(file);
   const auto mine = values();
-  auto find = [](const std::vector<ValidatorEntry>& v, std::string_view key) -> const ValidatorEntry* {
+  auto find = [](const std::vector<ValidatorEntry>& v,
+                 std::string_view key) -> const ValidatorEntry* {
     for (const auto& e : v) {
       if (e.first == key) return &e;
     }
@@ -100,7 +101,8 @@ Status ValidatorRegistry::validate(const std::vector<ValidatorEntry>& file_valid
     return Status(StatusCode::kValidatorMismatch,
                   name + ": key=\"" + std::string(kVersionValidator) +
                       "\" is not provided for validation; the file is not a tunekit results file "
-                      "or its header is damaged" + advice);
+                      "or its header is damaged" +
+                      advice);
   }
   for (const auto& [key, value] : mine) {
     const ValidatorEntry* theirs = find(file_validators, key);

@@ -11,13 +11,13 @@
 
 #include "commands.hpp"
 #include "table.hpp"
-#include "tuning_setup.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/stats.hpp"
 #include "tunekit/measure/cache_flush.hpp"
 #include "tunekit/measure/timing.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
 #include "tunekit/ops/threading.hpp"
+#include "tuning_setup.hpp"
 
 namespace tunekit::cli {
 namespace {
@@ -54,8 +54,8 @@ void run_compare(const CompareArgs& args) {
   const auto& cands = op.candidates();
   const bool flush = ctx.is_cache_flush_enabled();
 
-  Table table({"problem", "Default ms", "best single", "best ms", "tuned", "tuned ms",
-               "tuned/best", "speed-up"},
+  Table table({"problem", "Default ms", "best single", "best ms", "tuned", "tuned ms", "tuned/best",
+               "speed-up"},
               {false, true, false, true, false, true, true, true});
   Table detail({"problem", "contender", "median ms", "GFLOP/s", "vs best"},
                {false, false, true, true, true});
@@ -100,8 +100,10 @@ void run_compare(const CompareArgs& args) {
     auto call = [&](const Contender& c, double* ms) -> Status {
       const ops::GemmParams p = (*ws)->bind(rot++ % copies);
       if (flush) {
-        const measure::MemoryRange ranges[] = {{p.a, shape.a_bytes()}, {p.b, shape.b_bytes()},
-                                               {p.c, shape.c_bytes()}, {p.bias, shape.bias_bytes()}};
+        const measure::MemoryRange ranges[] = {{p.a, shape.a_bytes()},
+                                               {p.b, shape.b_bytes()},
+                                               {p.c, shape.c_bytes()},
+                                               {p.bias, shape.bias_bytes()}};
         measure::flush_data_cache(ranges);
       }
       const std::int64_t t0 = now_ns();
@@ -114,9 +116,13 @@ void run_compare(const CompareArgs& args) {
       double ms = 0;
       (void)ops::settle_threads();
       Status st = call(c, &ms);
-      if (!st.is_ok()) { c.calls = 0; continue; }
+      if (!st.is_ok()) {
+        c.calls = 0;
+        continue;
+      }
       (void)call(c, &ms);
-      c.calls = std::clamp(static_cast<int>(std::ceil(args.sample_ms / std::max(ms, 1e-6))), 1, 200);
+      c.calls =
+          std::clamp(static_cast<int>(std::ceil(args.sample_ms / std::max(ms, 1e-6))), 1, 200);
     }
     // One sample of a contender: its calls after the thread pools settled; the median per-call
     // ms, kept in its samples (NaN when its first call fails).
@@ -160,7 +166,8 @@ void run_compare(const CompareArgs& args) {
         const int which = (j + r) % 2;  // 0: tuned, 1: best
         round_ms[which] = sample(which == 0 ? *tuned : *best);
       }
-      if (std::isfinite(round_ms[0]) && std::isfinite(round_ms[1])) paired.push_back(round_ms[0] / round_ms[1]);
+      if (std::isfinite(round_ms[0]) && std::isfinite(round_ms[1]))
+        paired.push_back(round_ms[0] / round_ms[1]);
     }
     tuned->median_ms = median(tuned->samples);
     best->median_ms = median(best->samples);
@@ -168,7 +175,10 @@ void run_compare(const CompareArgs& args) {
     const double speedup = deflt ? deflt->median_ms / tuned->median_ms : NAN;
     tuned_over_best.push_back(ratio);
     if (std::isfinite(speedup)) speedups.push_back(speedup);
-    if (ratio > worst) { worst = ratio; worst_problem = label; }
+    if (ratio > worst) {
+      worst = ratio;
+      worst_problem = label;
+    }
     table.add_row({label, deflt ? format_number(deflt->median_ms) : "-", best->name,
                    format_number(best->median_ms), stored->solution,
                    format_number(tuned->median_ms), fmt::format("{:.3f}", ratio),
@@ -183,16 +193,19 @@ void run_compare(const CompareArgs& args) {
   }
   progress_done();
   if (tuned_over_best.empty()) {
-    throw CommandFailure{kExitFailure, fmt::format("nothing to compare: none of the {} problem(s) of '{}' has a result in '{}'",
-                                                   set.problems.size(), args.file, ctx.filename())};
+    throw CommandFailure{
+        kExitFailure,
+        fmt::format("nothing to compare: none of the {} problem(s) of '{}' has a result in '{}'",
+                    set.problems.size(), args.file, ctx.filename())};
   }
   std::fputs(table.render().c_str(), stdout);
   if (args.all) std::printf("\n%s", detail.render().c_str());
-  std::printf("\n%d interleaved repeats of every contender, median of per-repeat medians; then %d "
-              "head-to-head rounds of the tuned dispatch and the best single contender (their times "
-              "include those rounds; tuned/best is the median of the paired per-round ratios); "
-              "threads %d; rotating copies and cache flush as in tuning; wall %.1f s\n",
-              args.repeats, args.head_to_head, ops::num_threads(), elapsed_ms(start, now_ns()) / 1000.0);
+  std::printf(
+      "\n%d interleaved repeats of every contender, median of per-repeat medians; then %d "
+      "head-to-head rounds of the tuned dispatch and the best single contender (their times "
+      "include those rounds; tuned/best is the median of the paired per-round ratios); "
+      "threads %d; rotating copies and cache flush as in tuning; wall %.1f s\n",
+      args.repeats, args.head_to_head, ops::num_threads(), elapsed_ms(start, now_ns()) / 1000.0);
   if (!tuned_over_best.empty()) {
     const double gm = geometric_mean(tuned_over_best);
     std::printf("tuned / best single: geometric mean %.4f, worst %.4f (%s)\n", gm, worst,
@@ -210,13 +223,15 @@ void run_compare(const CompareArgs& args) {
 void register_compare_command(CLI::App& app) {
   using namespace tunekit::cli;
   auto args = std::make_shared<CompareArgs>();
-  CLI::App* c = app.add_subcommand(
-      "compare",
-      "re-time Default, every candidate alone and the tuned dispatch, interleaved, and print ratios");
-  c->add_option("file", args->file, "untuned or results CSV listing the problems")->required()
+  CLI::App* c = app.add_subcommand("compare",
+                                   "re-time Default, every candidate alone and the tuned dispatch, "
+                                   "interleaved, and print ratios");
+  c->add_option("file", args->file, "untuned or results CSV listing the problems")
+      ->required()
       ->check(CLI::ExistingFile);
   add_tune_flags(c, args->flags);
-  c->add_option("--repeats", args->repeats, "interleaved repeats of every contender (median taken; at least 5)")
+  c->add_option("--repeats", args->repeats,
+                "interleaved repeats of every contender (median taken; at least 5)")
       ->check(CLI::Range(5, 1000));
   c->add_option("--head-to-head", args->head_to_head,
                 "rounds alternating the tuned dispatch and the best single contender (0: none)")

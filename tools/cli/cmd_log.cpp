@@ -18,7 +18,9 @@ namespace {
 using tunekit::Record;
 using tunekit::cli::CommandFailure;
 
-[[noreturn]] void fail(const tunekit::Status& st) { throw CommandFailure{tunekit::cli::kExitFailure, st.message()}; }
+[[noreturn]] void fail(const tunekit::Status& st) {
+  throw CommandFailure{tunekit::cli::kExitFailure, st.message()};
+}
 
 std::vector<Record> load_one(const std::string& path, bool strict) {
   tunekit::LoadOptions lo;
@@ -30,7 +32,8 @@ std::vector<Record> load_one(const std::string& path, bool strict) {
 
 std::vector<Record> concat(std::vector<std::vector<Record>>& parts) {
   std::vector<Record> all;
-  for (auto& p : parts) all.insert(all.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
+  for (auto& p : parts)
+    all.insert(all.end(), std::make_move_iterator(p.begin()), std::make_move_iterator(p.end()));
   return all;
 }
 
@@ -39,7 +42,8 @@ std::string compact_config(const Record& r) {
   for (const auto& item : r.entity()) {
     if (!item.is_array() || item.size() != 3 || !item[0].is_string()) continue;
     if (!out.empty()) out += ',';
-    out += item[0].get<std::string>() + "=" + (item[2].is_string() ? item[2].get<std::string>() : item[2].dump());
+    out += item[0].get<std::string>() + "=" +
+           (item[2].is_string() ? item[2].get<std::string>() : item[2].dump());
   }
   return out;
 }
@@ -75,11 +79,12 @@ std::vector<bool> inputs_that_are_output(const LogArgs& a, std::string_view comm
     if (a.inputs[i] == "-" || ::stat(a.inputs[i].c_str(), &in) != 0) continue;
     if (in.st_dev != out.st_dev || in.st_ino != out.st_ino) continue;
     if (!a.in_place) {
-      throw CommandFailure{tunekit::cli::kExitUsage,
-                           fmt::format("log {}: the output '{}' is also the input '{}'; replacing it would "
-                                       "lose records. Write to another file, or pass --in-place to replace "
-                                       "it under its lock",
-                                       command, a.out, a.inputs[i])};
+      throw CommandFailure{
+          tunekit::cli::kExitUsage,
+          fmt::format("log {}: the output '{}' is also the input '{}'; replacing it would "
+                      "lose records. Write to another file, or pass --in-place to replace "
+                      "it under its lock",
+                      command, a.out, a.inputs[i])};
     }
     is_out[i] = true;
   }
@@ -100,15 +105,19 @@ void show(const LogArgs& a) {
     rows.push_back(&r);
   }
   if (a.top > 0) {
-    std::stable_sort(rows.begin(), rows.end(), [](const Record* x, const Record* y) { return x->mean_cost_s() < y->mean_cost_s(); });
+    std::stable_sort(rows.begin(), rows.end(), [](const Record* x, const Record* y) {
+      return x->mean_cost_s() < y->mean_cost_s();
+    });
     if (rows.size() > a.top) rows.resize(a.top);
   }
-  fmt::print("{:>5}  {:<24} {:<24} {:>12}  {:<20} {}\n", "#", "target", "task", "mean ms", "result", "config");
+  fmt::print("{:>5}  {:<24} {:<24} {:>12}  {:<20} {}\n", "#", "target", "task", "mean ms", "result",
+             "config");
   std::size_t n = 0;
   for (const Record* r : rows) {
     const std::string cost = r->ok() ? fmt::format("{:.6f}", r->mean_cost_s() * 1e3) : "-";
-    fmt::print("{:>5}  {:<24} {:<24} {:>12}  {:<20} {}\n", ++n, shorten(r->target, 24), shorten(r->task_name, 24), cost,
-               tunekit::to_string(r->error_no), shorten(compact_config(*r), a.width));
+    fmt::print("{:>5}  {:<24} {:<24} {:>12}  {:<20} {}\n", ++n, shorten(r->target, 24),
+               shorten(r->task_name, 24), cost, tunekit::to_string(r->error_no),
+               shorten(compact_config(*r), a.width));
   }
   std::size_t ok = 0;
   std::unordered_set<std::string> workloads;
@@ -123,7 +132,8 @@ void show(const LogArgs& a) {
 /// Reads the inputs (the output's slots from the locked output), lets `make` build the new
 /// content, and replaces the output, all under the output's lock.
 template <class Make>
-std::size_t rewrite_output(const LogArgs& a, std::string_view command, bool read_existing_output, Make make) {
+std::size_t rewrite_output(const LogArgs& a, std::string_view command, bool read_existing_output,
+                           Make make) {
   if (a.out == "-") {
     throw CommandFailure{tunekit::cli::kExitUsage,
                          fmt::format("log {}: -o - is not a file (the output is written under a "
@@ -194,30 +204,42 @@ void register_log_command(CLI::App& app) {
   auto sa = std::make_shared<LogArgs>();
   auto* show_cmd = cmd->add_subcommand("show", "Print the records of tuning logs as a table");
   show_cmd->add_option("logs", sa->inputs, "Log files ('-' = stdin)")->required();
-  show_cmd->add_option("--top", sa->top, "Only the N best records (by mean cost; N >= 1; default all)")
+  show_cmd
+      ->add_option("--top", sa->top, "Only the N best records (by mean cost; N >= 1; default all)")
       ->check(tunekit::cli::positive_integer());
-  show_cmd->add_option("--workload", sa->workload, "Only records whose task or workload contains this text");
+  show_cmd->add_option("--workload", sa->workload,
+                       "Only records whose task or workload contains this text");
   show_cmd->add_flag("!--no-errors", sa->errors, "Hide failed records");
   show_cmd->add_option("--width", sa->width, "Width of the config column (>= 1; default 60)")
       ->check(tunekit::cli::positive_integer());
-  show_cmd->add_flag("--strict", sa->strict, "Fail on the first malformed line instead of skipping it");
+  show_cmd->add_flag("--strict", sa->strict,
+                     "Fail on the first malformed line instead of skipping it");
   show_cmd->callback([sa] { show(*sa); });
 
-  const char* in_place_help = "Allow -o to be one of the inputs: it is read and replaced under its lock";
+  const char* in_place_help =
+      "Allow -o to be one of the inputs: it is read and replaced under its lock";
   auto ba = std::make_shared<LogArgs>();
-  auto* best_cmd = cmd->add_subcommand("best", "Keep the best record per workload and target model/key (pick_best)");
+  auto* best_cmd = cmd->add_subcommand(
+      "best", "Keep the best record per workload and target model/key (pick_best)");
   best_cmd->add_option("logs", ba->inputs, "Log files ('-' = stdin)")->required();
-  best_cmd->add_option("--out,-o", ba->out, "Output log (an existing one is merged first, under its lock)")->required();
+  best_cmd
+      ->add_option("--out,-o", ba->out,
+                   "Output log (an existing one is merged first, under its lock)")
+      ->required();
   best_cmd->add_flag("--in-place", ba->in_place, in_place_help);
-  best_cmd->add_flag("--strict", ba->strict, "Fail on the first malformed line instead of skipping it");
+  best_cmd->add_flag("--strict", ba->strict,
+                     "Fail on the first malformed line instead of skipping it");
   best_cmd->callback([ba] { best(*ba); });
 
   auto ma = std::make_shared<LogArgs>();
-  auto* merge_cmd = cmd->add_subcommand("merge", "Concatenate logs into one (skipping malformed and v0.1 lines)");
+  auto* merge_cmd =
+      cmd->add_subcommand("merge", "Concatenate logs into one (skipping malformed and v0.1 lines)");
   merge_cmd->add_option("logs", ma->inputs, "Log files ('-' = stdin)")->required();
-  merge_cmd->add_option("--out,-o", ma->out, "Output log (replaced atomically, under its lock)")->required();
+  merge_cmd->add_option("--out,-o", ma->out, "Output log (replaced atomically, under its lock)")
+      ->required();
   merge_cmd->add_flag("--in-place", ma->in_place, in_place_help);
   merge_cmd->add_flag("--dedupe", ma->dedupe, "Drop records identical to an earlier one");
-  merge_cmd->add_flag("--strict", ma->strict, "Fail on the first malformed line instead of skipping it");
+  merge_cmd->add_flag("--strict", ma->strict,
+                      "Fail on the first malformed line instead of skipping it");
   merge_cmd->callback([ma] { merge(*ma); });
 }

@@ -4,9 +4,9 @@
 
 #include "commands.hpp"
 #include "table.hpp"
-#include "tuning_setup.hpp"
 #include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/threading.hpp"
+#include "tuning_setup.hpp"
 
 namespace tunekit::cli {
 namespace {
@@ -25,8 +25,10 @@ void show(const std::string& path, int threads) {
   } else {
     // Only the first line of the loader's message: its advice is about tuning into the file.
     std::string first = v.message().substr(0, v.message().find(" (the file was written under"));
-    std::printf("validators: do not match this machine with %d thread(s) (--threads sets the count "
-                "to compare with): %s\n\n", tuning_context().threads(), first.c_str());
+    std::printf(
+        "validators: do not match this machine with %d thread(s) (--threads sets the count "
+        "to compare with): %s\n\n",
+        tuning_context().threads(), first.c_str());
   }
   Table table({"op", "params", "solution", "ms", "GFLOP/s"}, {false, false, false, true, true});
   for (const auto& r : content->results) {
@@ -34,7 +36,8 @@ void show(const std::string& path, int threads) {
     const std::string rate = p ? format_number(gflops(p->flops(), r.time_ms)) : "-";
     const bool known = gemm_op().find_candidate(r.solution).has_value();
     table.add_row({r.op_signature, r.params_signature,
-                   known ? r.solution : r.solution + " (unknown here: Default runs)", format_number(r.time_ms), rate});
+                   known ? r.solution : r.solution + " (unknown here: Default runs)",
+                   format_number(r.time_ms), rate});
   }
   std::fputs(table.render().c_str(), stdout);
   for (const auto& d : content->duplicates) std::printf("note: %s\n", d.c_str());
@@ -43,7 +46,8 @@ void show(const std::string& path, int threads) {
 
 void list_candidates() {
   auto list = ops::make_gemm_candidates();
-  Table table({"#", "candidate", "library", "runs", "loaded from"}, {true, false, false, false, false});
+  Table table({"#", "candidate", "library", "runs", "loaded from"},
+              {true, false, false, false, false});
   for (std::size_t i = 0; i < list.size(); ++i) {
     auto* g = dynamic_cast<ops::GemmCandidate*>(list[i].get());
     std::string runs = "-", file = "-";
@@ -51,12 +55,14 @@ void list_candidates() {
       auto b = g->binding();
       if (b) {
         runs = b->symbol + (b->detail.empty() ? "" : " (" + b->detail + ")");
-        file = b->file + (b->namespace_id != 0 ? " [namespace " + std::to_string(b->namespace_id) + "]" : "");
+        file = b->file +
+               (b->namespace_id != 0 ? " [namespace " + std::to_string(b->namespace_id) + "]" : "");
       } else {
         runs = b.status().to_string();
       }
     }
-    table.add_row({std::to_string(i), list[i]->name(), std::string(list[i]->library()), runs, file});
+    table.add_row(
+        {std::to_string(i), list[i]->name(), std::string(list[i]->library()), runs, file});
   }
   std::fputs(table.render().c_str(), stdout);
 }

@@ -51,11 +51,13 @@ std::vector<std::size_t> parse_budgets(const std::string& text) {
       if (v == 0) throw std::invalid_argument(item);
       out.push_back(static_cast<std::size_t>(v));
     } catch (const std::exception&) {
-      throw tunekit::cli::CommandFailure{tunekit::cli::kExitUsage,
-                                         fmt::format("simulate: --budget expects positive integers, got '{}'", text)};
+      throw tunekit::cli::CommandFailure{
+          tunekit::cli::kExitUsage,
+          fmt::format("simulate: --budget expects positive integers, got '{}'", text)};
     }
   }
-  if (out.empty()) throw tunekit::cli::CommandFailure{tunekit::cli::kExitUsage, "simulate: empty --budget"};
+  if (out.empty())
+    throw tunekit::cli::CommandFailure{tunekit::cli::kExitUsage, "simulate: empty --budget"};
   // Ascending, each once (the columns of the report).
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -93,15 +95,14 @@ std::vector<std::string> expand_strategies(const std::vector<std::string>& names
   return out;
 }
 
-
 void run_simulate(const SimulateArgs& args) {
   using tunekit::cli::CommandFailure;
   const auto budgets = parse_budgets(args.budgets);
   const std::size_t max_budget = *std::max_element(budgets.begin(), budgets.end());
   auto parsed_settings = tunekit::parse_json<nlohmann::json>(args.settings);
   if (!parsed_settings) {
-    throw CommandFailure{tunekit::cli::kExitUsage,
-                         fmt::format("simulate: --settings: {}", parsed_settings.status().message())};
+    throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("simulate: --settings: {}",
+                                                               parsed_settings.status().message())};
   }
   nlohmann::json settings = std::move(*parsed_settings);
   if (settings.is_null()) settings = nlohmann::json::object();
@@ -109,7 +110,8 @@ void run_simulate(const SimulateArgs& args) {
     throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --percentile must be in (0, 1)"};
   const std::vector<std::string> strategies = expand_strategies(args.strategies);
   if (strategies.size() > 1 && !settings.empty()) {
-    throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --settings applies to one --strategy only"};
+    throw CommandFailure{tunekit::cli::kExitUsage,
+                         "simulate: --settings applies to one --strategy only"};
   }
   // Unknown strategies, bad settings and unreadable data files are reported before any data is
   // loaded or printed.
@@ -118,7 +120,8 @@ void run_simulate(const SimulateArgs& args) {
     if (!probe) throw CommandFailure{tunekit::cli::kExitUsage, probe.status().message()};
   }
   for (const auto& path : args.data) check_data_file(path);
-  const unsigned threads = args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads =
+      args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
   tunekit::MethodologySettings ms;
   ms.cutoff_percentile = args.percentile;
   const bool markdown = args.format == "markdown";
@@ -137,13 +140,15 @@ void run_simulate(const SimulateArgs& args) {
     const auto load_start = std::chrono::steady_clock::now();
     auto loaded = tunekit::ReplayData::load(path);
     if (!loaded) throw CommandFailure{tunekit::cli::kExitFailure, loaded.status().message()};
-    const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
+    const double load_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - load_start).count();
     auto data = std::make_shared<const tunekit::ReplayData>(std::move(*loaded));
     for (const auto& name : strategies) {
       auto probe = tunekit::make_strategy(name, settings);
       if (!probe) throw CommandFailure{tunekit::cli::kExitUsage, probe.status().message()};
       const auto st = (*probe)->initialize(*data->space(), args.seed);
-      if (!st) throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("{}: {}", path, st.message())};
+      if (!st)
+        throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("{}: {}", path, st.message())};
     }
     files.push_back({std::move(data), load_s});
   }
@@ -166,16 +171,22 @@ void run_simulate(const SimulateArgs& args) {
                                   {"runs", args.runs},
                                   {"strategies", nlohmann::json::array()}};
     if (!json) {
-      fmt::print("{}{} ({} on {}): {} configurations, {} valid, optimum {:.4f} ms, median {:.4f} ms; load {:.2f} s\n",
-                 markdown ? "### " : "", path, data->kernel_name().empty() ? "?" : data->kernel_name(),
-                 data->device_name().empty() ? "?" : data->device_name(), data->entries().size(), data->valid_count(),
-                 data->optimum_ms(), data->median_ms(), load_s);
-      fmt::print("{}methodology budget (p={}): target {:.4f} ms, {} random evaluations, {:.1f} s simulated; {} runs\n\n",
-                 markdown ? "\n" : "", args.percentile, budget.target_ms, budget.fevals, budget.end_s, args.runs);
+      fmt::print(
+          "{}{} ({} on {}): {} configurations, {} valid, optimum {:.4f} ms, median {:.4f} ms; load "
+          "{:.2f} s\n",
+          markdown ? "### " : "", path, data->kernel_name().empty() ? "?" : data->kernel_name(),
+          data->device_name().empty() ? "?" : data->device_name(), data->entries().size(),
+          data->valid_count(), data->optimum_ms(), data->median_ms(), load_s);
+      fmt::print(
+          "{}methodology budget (p={}): target {:.4f} ms, {} random evaluations, {:.1f} s "
+          "simulated; {} runs\n\n",
+          markdown ? "\n" : "", args.percentile, budget.target_ms, budget.fevals, budget.end_s,
+          args.runs);
       std::string head = markdown ? "| strategy |" : fmt::format("{:<16}", "strategy");
       std::string rule = markdown ? "|---|" : "";
       for (auto b : budgets) {
-        head += markdown ? fmt::format(" FoO@{} |", b) : fmt::format("{:>10}", fmt::format("FoO@{}", b));
+        head += markdown ? fmt::format(" FoO@{} |", b)
+                         : fmt::format("{:>10}", fmt::format("FoO@{}", b));
         rule += markdown ? "---|" : "";
       }
       if (!args.no_score) {
@@ -234,20 +245,26 @@ void register_simulate_command(CLI::App& app) {
   auto args = std::make_shared<SimulateArgs>();
   auto* cmd = app.add_subcommand(
       "simulate",
-      "Replay search strategies on brute-forced data (Kernel Tuner cache or T4 files, .json or .json.gz): "
+      "Replay search strategies on brute-forced data (Kernel Tuner cache or T4 files, .json or "
+      ".json.gz): "
       "mean fraction of optimum after N evaluations and the methodology score of Willemsen et al.");
   cmd->add_option("--data", args->data, "Data file(s) to replay")->required();
   cmd->add_option("--strategy", args->strategies,
                   "Strategy name(s); 'all' stands for every strategy, a name given twice runs once "
                   "(default: auto)");
-  cmd->add_option("--budget", args->budgets, "Evaluations, one number or a comma list (default 200)");
-  cmd->add_option("--runs", args->runs, "Runs per strategy (default 50)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--seed", args->seed, "Seed of the first run, 0 to 2^64-1; run r uses seed+r (default 0)")
+  cmd->add_option("--budget", args->budgets,
+                  "Evaluations, one number or a comma list (default 200)");
+  cmd->add_option("--runs", args->runs, "Runs per strategy (default 50)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--seed", args->seed,
+                  "Seed of the first run, 0 to 2^64-1; run r uses seed+r (default 0)")
       ->check(tunekit::cli::seed_number());
-  cmd->add_option("--threads", args->threads, "Worker threads (default: all cores; results do not depend on it)");
+  cmd->add_option("--threads", args->threads,
+                  "Worker threads (default: all cores; results do not depend on it)");
   cmd->add_option("--settings", args->settings, "Strategy settings as a JSON object");
   cmd->add_option("--percentile", args->percentile, "Methodology cutoff percentile (default 0.95)");
-  cmd->add_flag("--no-score", args->no_score, "Skip the methodology score (runs stop after the evaluations)");
+  cmd->add_flag("--no-score", args->no_score,
+                "Skip the methodology score (runs stop after the evaluations)");
   cmd->add_option("--format", args->format, "table, markdown or json (default table)")
       ->check(CLI::IsMember({"table", "markdown", "json"}));
   cmd->callback([args] { run_simulate(*args); });

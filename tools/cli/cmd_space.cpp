@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <unordered_set>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "commands.hpp"
@@ -114,7 +114,8 @@ std::vector<tunekit::Config> sample_configs(const ConfigSpace& space, const Vali
       }
       ++seen;
     }
-    for (std::size_t r = reservoir.size(); r > 1; --r) std::swap(reservoir[r - 1], reservoir[rng.uniform(r)]);
+    for (std::size_t r = reservoir.size(); r > 1; --r)
+      std::swap(reservoir[r - 1], reservoir[rng.uniform(r)]);
     for (auto i : reservoir) out.push_back(space.config_at(i));
     draws = n;
     return out;
@@ -241,14 +242,15 @@ int check(const SpaceArgs& a) {
   for (const auto& s : a.assignments) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw CommandFailure{tunekit::cli::kExitUsage,
-                           fmt::format("'{}' is not NAME=VALUE", s)};
+      throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("'{}' is not NAME=VALUE", s)};
     const std::string name = s.substr(0, eq);
     const auto k = space.find_knob(name);
-    if (!k) throw CommandFailure{tunekit::cli::kExitUsage,
-                                 fmt::format("{}: no parameter '{}'", a.spec, name)};
+    if (!k)
+      throw CommandFailure{tunekit::cli::kExitUsage,
+                           fmt::format("{}: no parameter '{}'", a.spec, name)};
     if (given[*k])
-      throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("parameter '{}' given twice", name)};
+      throw CommandFailure{tunekit::cli::kExitUsage,
+                           fmt::format("parameter '{}' given twice", name)};
     knobs[*k] = position_of(space.knob(*k), s.substr(eq + 1));
     given[*k] = true;
   }
@@ -258,8 +260,9 @@ int check(const SpaceArgs& a) {
       missing += (missing.empty() ? "" : ", ") + space.knob(k).name;
   }
   if (!missing.empty())
-    throw CommandFailure{tunekit::cli::kExitUsage,
-                         fmt::format("no value for parameter(s) {} (give NAME=VALUE for each)", missing)};
+    throw CommandFailure{
+        tunekit::cli::kExitUsage,
+        fmt::format("no value for parameter(s) {} (give NAME=VALUE for each)", missing)};
   const auto index = space.knobs_to_index(knobs);
   const tunekit::ConfigView view(space, knobs);
   std::vector<std::string> failed;
@@ -307,9 +310,11 @@ void register_space_command(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json"}));
   show_cmd->callback([args] { show(*args); });
   auto* check_cmd = cmd->add_subcommand(
-      "check", "Say whether one configuration (NAME=VALUE for every parameter) is valid; exit 3 if not");
+      "check",
+      "Say whether one configuration (NAME=VALUE for every parameter) is valid; exit 3 if not");
   check_cmd->add_option("spec", args->spec, "JSON space spec")->required();
-  check_cmd->add_option("assignments", args->assignments, "NAME=VALUE, one per parameter")->required();
+  check_cmd->add_option("assignments", args->assignments, "NAME=VALUE, one per parameter")
+      ->required();
   check_cmd->callback([args] {
     const int rc = check(*args);
     if (rc != 0) throw CommandFailure{rc, "configuration is not valid"};

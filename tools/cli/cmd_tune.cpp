@@ -268,17 +268,18 @@ void run_single(const TuneFileArgs& args) {
   }
   print_buckets(written, prep.bucket_entries.size(), ctx.filename());
   std::printf("\nresults: %s\n", ctx.filename().c_str());
-  const auto failed = std::count_if(report.outcomes.begin(), report.outcomes.end(), [](const auto& o) {
-    return o.kind == distributed::ProblemOutcome::Kind::kFailed;
-  });
+  const auto failed = std::count_if(
+      report.outcomes.begin(), report.outcomes.end(),
+      [](const auto& o) { return o.kind == distributed::ProblemOutcome::Kind::kFailed; });
   if (failed > 0 || report.outcomes.empty()) {
     std::fflush(stdout);
-    throw CommandFailure{kExitFailure,
-                         report.outcomes.empty()
-                             ? std::string("no problem could be tuned (every line was skipped, see above)")
-                             : fmt::format("{} of {} problem(s) could not be tuned (see the table); the "
-                                           "others' results were written",
-                                           failed, report.outcomes.size())};
+    throw CommandFailure{
+        kExitFailure,
+        report.outcomes.empty()
+            ? std::string("no problem could be tuned (every line was skipped, see above)")
+            : fmt::format("{} of {} problem(s) could not be tuned (see the table); the "
+                          "others' results were written",
+                          failed, report.outcomes.size())};
   }
 }
 
@@ -444,12 +445,19 @@ void register_tune_commands(CLI::App& app) {
 
   auto g = std::make_shared<GemmArgs>();
   CLI::App* gc = app.add_subcommand("gemm", "tune (or look up) one GEMM problem");
-  gc->add_option("--m", g->m, "rows of op(A) and C")->required()->check(tunekit::cli::positive_integer());
-  gc->add_option("--n", g->n, "columns of op(B) and C")->required()->check(tunekit::cli::positive_integer());
-  gc->add_option("--k", g->k, "inner dimension")->required()->check(tunekit::cli::positive_integer());
+  gc->add_option("--m", g->m, "rows of op(A) and C")
+      ->required()
+      ->check(tunekit::cli::positive_integer());
+  gc->add_option("--n", g->n, "columns of op(B) and C")
+      ->required()
+      ->check(tunekit::cli::positive_integer());
+  gc->add_option("--k", g->k, "inner dimension")
+      ->required()
+      ->check(tunekit::cli::positive_integer());
   gc->add_option("--trans", g->trans, "transposes of A and B, BLAS frame (nn, nt, tn, tt)")
       ->check(CLI::IsMember({"nn", "nt", "tn", "tt", "NN", "NT", "TN", "TT"}));
-  gc->add_option("--batch", g->batch, "strided-batched count")->check(tunekit::cli::positive_integer());
+  gc->add_option("--batch", g->batch, "strided-batched count")
+      ->check(tunekit::cli::positive_integer());
   gc->add_flag("--bias", g->bias, "GEMM with a bias vector (GemmAndBias)");
   gc->add_option("--dtype", g->flags.dtype, "float, double or bf16");
   add_tune_flags(gc, g->flags);

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <charconv>
 #include <cstdint>
 #include <limits>
@@ -44,7 +43,9 @@ inline CLI::Validator whole_number_at_least(long long min, std::string name) {
 }
 
 /// CLI11 check: a whole decimal number >= 0.
-inline CLI::Validator non_negative_integer() { return whole_number_at_least(0, "non_negative_integer"); }
+inline CLI::Validator non_negative_integer() {
+  return whole_number_at_least(0, "non_negative_integer");
+}
 
 /// CLI11 check of a seed: a whole decimal number that fits 64 bits unsigned (CLI11 itself
 /// would wrap -1 and 2^64 around).

@@ -5,10 +5,9 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-
-#include <algorithm>
 #include <sstream>
 
 #include "commands.hpp"
@@ -23,7 +22,8 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& flags) {
   cmd->add_option("--results", flags.results,
                   "results file to read and append to; wins over TUNEKIT_FILENAME (default: that "
                   "variable with the device ordinal inserted, else tunekit_results0.csv)");
-  cmd->add_option("--threads", flags.threads, "threads for every library (0 or unset: all usable cores)")
+  cmd->add_option("--threads", flags.threads,
+                  "threads for every library (0 or unset: all usable cores)")
       ->check(tunekit::cli::non_negative_integer());
   cmd->add_option("--max-tuning-duration-ms", flags.max_tuning_duration_ms,
                   "tuning time budget per candidate in ms (default 30; 0: no limit)")
@@ -141,7 +141,8 @@ void check_results_writable(const std::string& path) {
   }
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) {
-    throw CommandFailure{kExitFailure, "results file '" + path + "': folder '" + dir.string() + "' does not exist"};
+    throw CommandFailure{
+        kExitFailure, "results file '" + path + "': folder '" + dir.string() + "' does not exist"};
   }
   const bool exists = fs::exists(p, ec);
   if (::access(exists ? path.c_str() : dir.c_str(), W_OK) != 0) {

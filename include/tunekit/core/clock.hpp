@@ -11,8 +11,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 /// Nanoseconds since an arbitrary epoch of the steady clock.
 inline std::int64_t now_ns() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             SteadyClock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch())
       .count();
 }
 

@@ -1,5 +1,6 @@
-// Running and batch statistics used by every timing loop: Welford mean/variance, median, percentiles.
-// All functions are unit-agnostic; callers state units (tunekit times are milliseconds).
+// Running and batch statistics used by every timing loop: Welford mean/variance, median,
+// percentiles. All functions are unit-agnostic; callers state units (tunekit times are
+// milliseconds).
 #pragma once
 
 #include <cstddef>

@@ -15,17 +15,17 @@ namespace tunekit {
 /// Numbering is stable (it is written into logs); never reorder.
 enum class StatusCode : std::uint8_t {
   kOk = 0,
-  kUnsupported,       ///< candidate/config not applicable to this problem (not an error)
-  kInvalidArgument,   ///< malformed user input (value, shape, setting)
-  kParseError,        ///< malformed file content; message names file:line
-  kValidatorMismatch, ///< results file written under another environment
-  kIoError,           ///< open/read/write/lock failure
-  kNotFound,          ///< unknown name (solution, candidate, task)
-  kWrongResult,       ///< numerical check failed
-  kRuntimeError,      ///< candidate or kernel failed while running
-  kCompileError,      ///< builder failed
-  kTimeout,           ///< exceeded its time budget
-  kInternal,          ///< a tunekit bug
+  kUnsupported,        ///< candidate/config not applicable to this problem (not an error)
+  kInvalidArgument,    ///< malformed user input (value, shape, setting)
+  kParseError,         ///< malformed file content; message names file:line
+  kValidatorMismatch,  ///< results file written under another environment
+  kIoError,            ///< open/read/write/lock failure
+  kNotFound,           ///< unknown name (solution, candidate, task)
+  kWrongResult,        ///< numerical check failed
+  kRuntimeError,       ///< candidate or kernel failed while running
+  kCompileError,       ///< builder failed
+  kTimeout,            ///< exceeded its time budget
+  kInternal,           ///< a tunekit bug
 };
 
 /// Human-readable, stable name of a status code ("ok", "unsupported", ...).
@@ -67,7 +67,7 @@ class Error : public std::runtime_error {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Expected(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     if (std::get<Status>(v_).is_ok()) {
       v_ = Status(StatusCode::kInternal, "Expected constructed from an ok Status");
@@ -76,9 +76,18 @@ class [[nodiscard]] Expected {
 
   bool has_value() const noexcept { return std::holds_alternative<T>(v_); }
   explicit operator bool() const noexcept { return has_value(); }
-  T& value() & { throw_if_error(); return std::get<T>(v_); }
-  const T& value() const& { throw_if_error(); return std::get<T>(v_); }
-  T&& value() && { throw_if_error(); return std::get<T>(std::move(v_)); }
+  T& value() & {
+    throw_if_error();
+    return std::get<T>(v_);
+  }
+  const T& value() const& {
+    throw_if_error();
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    throw_if_error();
+    return std::get<T>(std::move(v_));
+  }
   T& operator*() & { return std::get<T>(v_); }
   const T& operator*() const& { return std::get<T>(v_); }
   T* operator->() { return &std::get<T>(v_); }

@@ -2,10 +2,9 @@
 // interfaces the tuning loop measures configurations through.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -128,6 +127,7 @@ struct MeasureOptions {
 /// costs and an error_msg giving the cost (it could never be picked as the best, nor written
 /// to a log that reads back).
 /// Errors: a missing runner gives kUnknownError results naming the problem.
-std::vector<MeasureResult> measure_batch(const MeasureOptions& options, std::span<const MeasureInput> inputs);
+std::vector<MeasureResult> measure_batch(const MeasureOptions& options,
+                                         std::span<const MeasureInput> inputs);
 
 }  // namespace tunekit

@@ -2,11 +2,10 @@
 // and SimulatedRunner, which answers from the data and charges recorded times to a simulated clock.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -71,7 +70,8 @@ class ReplayData {
   static Expected<ReplayData> load(const std::string& path);
   /// Builds from a parsed document, with the checks and results of load(); `source` names it in
   /// messages.
-  static Expected<ReplayData> from_json(const nlohmann::ordered_json& doc, const std::string& source);
+  static Expected<ReplayData> from_json(const nlohmann::ordered_json& doc,
+                                        const std::string& source);
 
   /// The file it came from (or the `source` given to from_json).
   const std::string& source() const noexcept { return source_; }
@@ -84,7 +84,9 @@ class ReplayData {
   /// Parameter names in definition order (`tune_params_keys`).
   const std::vector<std::string>& parameter_names() const noexcept { return names_; }
   /// Value list of each parameter, in the same order.
-  const std::vector<std::vector<nlohmann::json>>& parameter_values() const noexcept { return values_; }
+  const std::vector<std::vector<nlohmann::json>>& parameter_values() const noexcept {
+    return values_;
+  }
   /// Every recorded configuration, in file order.
   const std::vector<ReplayEntry>& entries() const noexcept { return entries_; }
 
@@ -135,7 +137,10 @@ class SimulatedRunner : public Runner {
   /// Adds `seconds` to the simulated clock (e.g. the strategy's own time).
   void charge_s(double seconds) noexcept { clock_s_ += seconds; }
   /// Clock back to 0 and the evaluation count to 0.
-  void reset() noexcept { clock_s_ = 0.0; evaluations_ = 0; }
+  void reset() noexcept {
+    clock_s_ = 0.0;
+    evaluations_ = 0;
+  }
   /// Configurations answered since construction or reset().
   std::size_t evaluations() const noexcept { return evaluations_; }
   /// The data it answers from.

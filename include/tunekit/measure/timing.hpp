@@ -1,5 +1,6 @@
 // Timing policy shared by every timed loop: iteration budgets (ScreenIters, warmup, tuning counts),
-// rotating-buffer copy counts, per-call steady-clock timing with Welford statistics, timer overhead.
+// rotating-buffer copy counts, per-call steady-clock timing with Welford statistics, timer
+// overhead.
 #pragma once
 
 #include <cstddef>
@@ -53,8 +54,8 @@ using ClockFn = std::int64_t (*)();
 /// Summary of a set of per-call times.
 /// Units: milliseconds (steady clock of the calling thread).
 struct TimingStats {
-  std::size_t count = 0;  ///< timed calls
-  double mean_ms = 0.0;   ///< arithmetic mean (the value TunableOp writes to results files)
+  std::size_t count = 0;   ///< timed calls
+  double mean_ms = 0.0;    ///< arithmetic mean (the value TunableOp writes to results files)
   double min_ms = 0.0;     ///< fastest call
   double max_ms = 0.0;     ///< slowest call
   double stddev_ms = 0.0;  ///< sample standard deviation (n - 1); 0 below two calls

@@ -33,8 +33,8 @@ Status try_gemm(const ops::GemmParams& params);
 /// Shapes: op(A) m x k, op(B) k x n, C m x n; lda >= rows of A as stored, ldb likewise, ldc >= m.
 /// Errors: throws tunekit::Error with the candidate's or validation's status.
 void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta,
-          float* c, std::int64_t ldc);
+          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+          std::int64_t ldc);
 /// Double precision: as the float overload.
 void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
           const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
@@ -46,17 +46,15 @@ void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t
 
 /// `batch` GEMMs whose operands start every stride_a / stride_b / stride_c elements.
 /// Errors: as gemm().
-void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
-                          std::int64_t k, float alpha, const float* a, std::int64_t lda,
-                          std::int64_t stride_a, const float* b, std::int64_t ldb,
-                          std::int64_t stride_b, float beta, float* c, std::int64_t ldc,
-                          std::int64_t stride_c, std::int64_t batch);
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                          float alpha, const float* a, std::int64_t lda, std::int64_t stride_a,
+                          const float* b, std::int64_t ldb, std::int64_t stride_b, float beta,
+                          float* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch);
 /// Double precision: as the float overload.
-void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
-                          std::int64_t k, double alpha, const double* a, std::int64_t lda,
-                          std::int64_t stride_a, const double* b, std::int64_t ldb,
-                          std::int64_t stride_b, double beta, double* c, std::int64_t ldc,
-                          std::int64_t stride_c, std::int64_t batch);
+void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                          double alpha, const double* a, std::int64_t lda, std::int64_t stride_a,
+                          const double* b, std::int64_t ldb, std::int64_t stride_b, double beta,
+                          double* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch);
 
 /// C = alpha * op(A) * op(B) + bias (bias[i] added to row i of every column; length m), the
 /// fused epilogue of torch.nn.Linear in the BLAS frame. Errors: as gemm().

@@ -2,8 +2,8 @@
 // with TunableOp signatures, problem keys, operand workspaces and output comparison.
 #pragma once
 
-#include <cstddef>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -184,9 +184,10 @@ inline std::uint64_t GemmParams::hash(const GemmKey& key) noexcept {
       (static_cast<std::uint64_t>(static_cast<unsigned char>(key.transb)) << 24));
   // Leading dimensions and batch share one product (they rarely differ between problems of
   // the same shape).
-  const auto rest = static_cast<std::int64_t>(
-      static_cast<std::uint64_t>(key.lda) ^ std::rotl(static_cast<std::uint64_t>(key.ldb), 21) ^
-      std::rotl(static_cast<std::uint64_t>(key.ldc), 42) ^ std::rotl(static_cast<std::uint64_t>(key.batch), 53));
+  const auto rest = static_cast<std::int64_t>(static_cast<std::uint64_t>(key.lda) ^
+                                              std::rotl(static_cast<std::uint64_t>(key.ldb), 21) ^
+                                              std::rotl(static_cast<std::uint64_t>(key.ldc), 42) ^
+                                              std::rotl(static_cast<std::uint64_t>(key.batch), 53));
   return term(tag, 0x94d049bb133111ebULL, 7) + term(key.m, 0x9e3779b97f4a7c15ULL, 0) +
          term(key.n, 0xc2b2ae3d27d4eb4fULL, 17) + term(key.k, 0x165667b19e3779f9ULL, 34) +
          term(rest, 0xd6e8feb86659fd93ULL, 51);

@@ -64,7 +64,8 @@ class DispatchContext {
 
   /// Looks up (target, workload) here, then in the parents. Errors: throws Error
   /// (kInvalidArgument) for an empty target: "Need a target context to find the history best".
-  QueryResult query(std::string_view target, const std::string& task_name, const nlohmann::ordered_json& args);
+  QueryResult query(std::string_view target, const std::string& task_name,
+                    const nlohmann::ordered_json& args);
 
   /// Queries, then instantiates the answer in `space`: the record's entity list (validated
   /// against the space, autotvm.md §12.7), or on a miss or an unusable record the fallback
@@ -74,14 +75,16 @@ class DispatchContext {
   /// regression."
   /// Returns the config and the query result (kMiss when the fallback was used).
   std::pair<Config, QueryResult> apply(std::string_view target, const std::string& task_name,
-                                       const nlohmann::ordered_json& args, const ConfigSpace& space);
+                                       const nlohmann::ordered_json& args,
+                                       const ConfigSpace& space);
 
   /// Every query made through this context (including misses), in order.
   std::vector<QueryLogEntry> queries() const;
 
  protected:
   /// This context's own answer, or nullopt to ask the parent.
-  virtual std::optional<QueryResult> lookup(const Target& target, const std::string& workload_key) = 0;
+  virtual std::optional<QueryResult> lookup(const Target& target,
+                                            const std::string& workload_key) = 0;
 
  private:
   DispatchContext* parent_ = nullptr;
@@ -96,10 +99,10 @@ class DispatchContext {
 /// target, and for its target's model when the model is not "unknown" (PR #2671). Only records
 /// of one config-space definition per workload compete, as in pick_best: that of the workload's
 /// last record loaded (current_definition_records); a later load() whose last record of a
-/// workload has another space_hash drops what earlier loads kept for it, with a warning. Query order:
-/// user configs by model, best by model, then for each key of the *query* target in order: user
-/// configs by key, best by key; else the parent context. So a record tuned for
-/// "llvm -mcpu=skylake-avx512" serves any llvm target through key "cpu" when no model matches.
+/// workload has another space_hash drops what earlier loads kept for it, with a warning. Query
+/// order: user configs by model, best by model, then for each key of the *query* target in order:
+/// user configs by key, best by key; else the parent context. So a record tuned for "llvm
+/// -mcpu=skylake-avx512" serves any llvm target through key "cpu" when no model matches.
 class ApplyHistoryBest : public DispatchContext {
  public:
   /// Scoped: becomes the current context of this thread until destroyed.
@@ -112,8 +115,8 @@ class ApplyHistoryBest : public DispatchContext {
   void load(std::span<const Record> records);
   /// AutoTVM update(): the given entity becomes the answer for (target's model and every key,
   /// workload), with cost 0, ahead of the loaded records.
-  void update(std::string_view target, const std::string& task_name, const nlohmann::ordered_json& args,
-              const nlohmann::ordered_json& entity);
+  void update(std::string_view target, const std::string& task_name,
+              const nlohmann::ordered_json& args, const nlohmann::ordered_json& entity);
   /// Number of (model or key, workload) entries loaded.
   std::size_t size() const noexcept { return best_by_model_.size() + best_by_key_.size(); }
 

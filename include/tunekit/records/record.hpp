@@ -3,7 +3,6 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-
 #include <optional>
 #include <span>
 #include <string>
@@ -21,8 +20,8 @@ namespace tunekit {
 /// Errors are data: `error_no != kNoError` with empty `costs_s` in memory (the log line carries
 /// upstream's `[1000000000.0]` placeholder, which is never read back as a cost).
 struct Record {
-  std::string target;                                      ///< e.g. "cuda -model=titanx"
-  std::string task_name;                                   ///< e.g. "conv2d_nchw.cuda"
+  std::string target;     ///< e.g. "cuda -model=titanx"
+  std::string task_name;  ///< e.g. "conv2d_nchw.cuda"
   nlohmann::ordered_json args = nlohmann::ordered_json::array();
   nlohmann::ordered_json kwargs = nlohmann::ordered_json::object();
   /// {"index": i, "code_hash": null, "entity": [[name, tag, payload], ...]}
@@ -100,22 +99,26 @@ Expected<std::vector<Record>> parse_records(std::string_view text, const std::st
 /// Reads every record of a log file (path "-" = stdin) with parse_records.
 /// Errors: kIoError "cannot open tuning log '<path>': <reason>" (missing, unreadable, a
 /// directory) or "cannot read ..."; kParseError from parse_records.
-Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options = {});
+Expected<std::vector<Record>> load_records(const std::string& path,
+                                           const LoadOptions& options = {});
 
 /// Records that may resume a tuning run in `space`: refuses (kInvalidArgument) when any record
 /// carries another space_hash, naming the file, the count and both hashes. Records without a
 /// hash (upstream logs) are accepted and matched by entity.
-Status check_resumable(std::span<const Record> records, const ConfigSpace& space, const std::string& source);
+Status check_resumable(std::span<const Record> records, const ConfigSpace& space,
+                       const std::string& source);
 
 /// Converts records of `task` (same task name and args, entities in `task.space`) to trials
 /// for Tuner::load_history. Records of other workloads or not in the space are skipped.
-std::vector<Trial> records_to_trials(std::span<const Record> records, const std::shared_ptr<const Task>& task);
+std::vector<Trial> records_to_trials(std::span<const Record> records,
+                                     const std::shared_ptr<const Task>& task);
 
 /// A parsed target string: kind, option map, device keys and model (autotvm.md §3, §4.1).
 struct Target {
-  std::string text;               ///< the original string
-  std::string kind;               ///< first word: "cuda", "llvm", ...
-  std::vector<std::string> keys;  ///< explicit -keys= first, then -device=, then the kind's defaults
+  std::string text;  ///< the original string
+  std::string kind;  ///< first word: "cuda", "llvm", ...
+  std::vector<std::string>
+      keys;  ///< explicit -keys= first, then -device=, then the kind's defaults
   std::string model = "unknown";  ///< -model=, else "unknown"
 };
 

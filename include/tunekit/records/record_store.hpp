@@ -88,7 +88,8 @@ class LockedLog {
   Status replace(std::span<const Record> records);
 
  private:
-  LockedLog(std::string path, int fd, bool created) : path_(std::move(path)), fd_(fd), created_(created) {}
+  LockedLog(std::string path, int fd, bool created)
+      : path_(std::move(path)), fd_(fd), created_(created) {}
   void release() noexcept;
   std::string path_;
   int fd_ = -1;
@@ -117,7 +118,8 @@ std::vector<Record> best_records(std::span<const Record> records);
 
 /// The `k` successful records of `workload_key` (Record::workload_key) with the smallest mean
 /// cost, best first, among those of current_definition_records.
-std::vector<Record> top_k(std::span<const Record> records, const std::string& workload_key, std::size_t k);
+std::vector<Record> top_k(std::span<const Record> records, const std::string& workload_key,
+                          std::size_t k);
 
 /// AutoTVM pick_best: the best record per (model, workload) and per (target key, workload) as
 /// ApplyHistoryBest would dispatch them, in input order, each configuration (Record::measure_key)

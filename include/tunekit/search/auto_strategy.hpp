@@ -194,7 +194,7 @@ class AutoStrategy : public SearchStrategy {
   std::unordered_map<std::uint64_t, std::vector<float>> feature_cache_;
   std::size_t fitted_at_ = 0;
   bool fitted_ = false;
-  std::vector<std::size_t> varying_;  // non-constant numeric "ot" knobs (for interactions)
+  std::vector<std::size_t> varying_;       // non-constant numeric "ot" knobs (for interactions)
   std::vector<std::size_t> multi_valued_;  // knobs with more than one value
   std::size_t two_knob_moves_ = 0;         // configurations two knobs away from any one
   double best_score_ = 0.0;

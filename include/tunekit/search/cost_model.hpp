@@ -36,7 +36,8 @@ class CostModel {
   /// `base_margin`, when not empty, is one prior prediction per row that the model adds to
   /// (transfer learning); `weights`, when not empty, one non-negative weight per row (e.g.
   /// bootstrap counts). Errors: kInvalidArgument (shape mismatch), kInternal (library error).
-  virtual Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
+  virtual Status fit(const FeatureMatrix& x, std::span<const double> y,
+                     std::span<const double> base_margin = {},
                      std::span<const double> weights = {}) = 0;
   /// Predicted scores of `x`, plus `base_margin` when given. Errors: kInvalidArgument before the
   /// first fit or for a width that differs from the training rows.
@@ -85,9 +86,11 @@ class XGBoostCostModel : public CostModel {
   XGBoostCostModel(const XGBoostCostModel&) = delete;
   XGBoostCostModel& operator=(const XGBoostCostModel&) = delete;
 
-  Status fit(const FeatureMatrix& x, std::span<const double> y, std::span<const double> base_margin = {},
+  Status fit(const FeatureMatrix& x, std::span<const double> y,
+             std::span<const double> base_margin = {},
              std::span<const double> weights = {}) override;
-  Expected<std::vector<double>> predict(const FeatureMatrix& x, std::span<const double> base_margin = {}) const override;
+  Expected<std::vector<double>> predict(const FeatureMatrix& x,
+                                        std::span<const double> base_margin = {}) const override;
   bool fitted() const override { return booster_ != nullptr; }
   /// Rounds kept after early stopping (0 before the first fit).
   int rounds() const noexcept { return best_rounds_; }
@@ -107,6 +110,7 @@ class XGBoostCostModel : public CostModel {
 /// AutoTVM a-recall@N: with `trial_order` the configurations sorted by predicted score
 /// (best first) and `labels` their true scores, the mean over i < N of
 /// |top-(i+1) predicted ∩ top-(i+1) true| / (i+1). In [0, 1]; 1 = perfect ranking of the top N.
-double average_recall_at(std::span<const double> predictions, std::span<const double> labels, std::size_t n);
+double average_recall_at(std::span<const double> predictions, std::span<const double> labels,
+                         std::size_t n);
 
 }  // namespace tunekit

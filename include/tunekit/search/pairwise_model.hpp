@@ -81,11 +81,11 @@ class PairwiseBayesModel {
   std::vector<std::size_t> pair_offset_;   // per pair (a < b) of knobs_, row-major upper triangle
   std::size_t first_terms_ = 0;
   std::size_t terms_ = 0;
-  double s1_ = 0.0, s2_ = 0.0;  // per-term prior variances
-  std::vector<std::vector<std::uint32_t>> factor_rows_;  // the rows factors_ factor, in order
-  std::vector<double> noises_;                               // candidate noise variances
-  std::vector<std::vector<std::vector<double>>> factors_;    // per noise: row i of L, i + 1 entries
-  double noise_ = 0.0;                                       // the one the last fit chose
+  double s1_ = 0.0, s2_ = 0.0;                             // per-term prior variances
+  std::vector<std::vector<std::uint32_t>> factor_rows_;    // the rows factors_ factor, in order
+  std::vector<double> noises_;                             // candidate noise variances
+  std::vector<std::vector<std::vector<double>>> factors_;  // per noise: row i of L, i + 1 entries
+  double noise_ = 0.0;                                     // the one the last fit chose
   std::vector<double> w_;
   std::unordered_map<std::size_t, double> sparse_;
   std::uint64_t draw_seed_ = 0;

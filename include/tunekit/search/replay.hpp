@@ -2,10 +2,9 @@
 // methodology score of Willemsen et al. (random-search baseline computed analytically).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,9 +32,11 @@ struct ReplayTrace {
 /// Fraction of optimum after `evaluations` unique evaluations, averaged over runs:
 /// mean of t_opt / t_best (0 for a run without a success), t_opt the data's optimum.
 /// Source: Schoonhoven et al., IEEE TEVC 2022 (peers.md §D1).
-double fraction_of_optimum(const ReplayData& data, std::span<const ReplayTrace> runs, std::size_t evaluations);
+double fraction_of_optimum(const ReplayData& data, std::span<const ReplayTrace> runs,
+                           std::size_t evaluations);
 /// The same per run: t_opt / t_best after `evaluations` (0 for a run without a success).
-std::vector<double> fraction_of_optimum_per_run(const ReplayData& data, std::span<const ReplayTrace> runs,
+std::vector<double> fraction_of_optimum_per_run(const ReplayData& data,
+                                                std::span<const ReplayTrace> runs,
                                                 std::size_t evaluations);
 
 /// Settings of the methodology score (Willemsen et al., FGCS 2024; peers.md §D2).
@@ -50,16 +51,18 @@ struct MethodologySettings {
 
 /// The time budget the methodology derives from the data.
 struct MethodologyBudget {
-  double target_ms = 0.0;        ///< t* of cutoff_percentile
-  std::uint64_t fevals = 0;      ///< ceil(i / (N + 1 - i)), i = valid configs worse than t*, N = valid configs
-  double median_total_s = 0.0;   ///< median recorded time of one evaluation (all time keys)
-  double start_s = 0.0;          ///< fevals(cutoff_percentile_start) * median_total_s
-  double end_s = 0.0;            ///< fevals * median_total_s
-  double time_per_feval_s = 0.0; ///< median over valid + fraction failed * median over failed
+  double target_ms = 0.0;  ///< t* of cutoff_percentile
+  std::uint64_t fevals =
+      0;  ///< ceil(i / (N + 1 - i)), i = valid configs worse than t*, N = valid configs
+  double median_total_s = 0.0;    ///< median recorded time of one evaluation (all time keys)
+  double start_s = 0.0;           ///< fevals(cutoff_percentile_start) * median_total_s
+  double end_s = 0.0;             ///< fevals * median_total_s
+  double time_per_feval_s = 0.0;  ///< median over valid + fraction failed * median over failed
 };
 
 /// The budget of `data` under `settings`.
-MethodologyBudget methodology_budget(const ReplayData& data, const MethodologySettings& settings = {});
+MethodologyBudget methodology_budget(const ReplayData& data,
+                                     const MethodologySettings& settings = {});
 
 /// Expected best objective (ms) of random search without replacement after `draws` draws,
 /// computed analytically: the value at position round(M (N+1) / (M+1)) (capped at N-1) of all

@@ -18,14 +18,16 @@ namespace tunekit {
 
 /// Number of valid points in [begin, end], when it can be counted cheaply (<= 2^24 indices);
 /// nullopt for larger ranges, which strategies treat as never exhausted.
-std::optional<std::uint64_t> countable_valid(const ConfigSpace& space, std::uint64_t begin, std::uint64_t end);
+std::optional<std::uint64_t> countable_valid(const ConfigSpace& space, std::uint64_t begin,
+                                             std::uint64_t end);
 
 /// AutoTVM GridSearchTuner: the valid indices of [begin, end] (end inclusive) in ascending order.
 class GridSearchStrategy : public SearchStrategy {
  public:
   /// Walks [begin, end] (end inclusive; nullopt = the last index). SearchStrategy documents
   /// the overrides.
-  explicit GridSearchStrategy(std::uint64_t begin = 0, std::optional<std::uint64_t> end = std::nullopt)
+  explicit GridSearchStrategy(std::uint64_t begin = 0,
+                              std::optional<std::uint64_t> end = std::nullopt)
       : begin_(begin), end_(end) {}
   std::string name() const override { return "grid"; }
   Status initialize(const ConfigSpace& space, std::uint64_t seed) override;
@@ -47,7 +49,8 @@ class RandomSearchStrategy : public SearchStrategy {
  public:
   /// Draws from [begin, end] (end inclusive; nullopt = the last index). SearchStrategy
   /// documents the overrides.
-  explicit RandomSearchStrategy(std::uint64_t begin = 0, std::optional<std::uint64_t> end = std::nullopt)
+  explicit RandomSearchStrategy(std::uint64_t begin = 0,
+                                std::optional<std::uint64_t> end = std::nullopt)
       : begin_(begin), end_(end) {}
   std::string name() const override { return "random"; }
   Status initialize(const ConfigSpace& space, std::uint64_t seed) override;
@@ -120,7 +123,8 @@ struct AnnealingSettings {
 class SimulatedAnnealingStrategy : public SearchStrategy {
  public:
   /// Annealing with `settings`; SearchStrategy documents the overrides.
-  explicit SimulatedAnnealingStrategy(AnnealingSettings settings = {}) : settings_(std::move(settings)) {}
+  explicit SimulatedAnnealingStrategy(AnnealingSettings settings = {})
+      : settings_(std::move(settings)) {}
   std::string name() const override { return "sa"; }
   Status initialize(const ConfigSpace& space, std::uint64_t seed) override;
   std::vector<Config> next_batch(std::size_t n) override;
@@ -140,7 +144,8 @@ class SimulatedAnnealingStrategy : public SearchStrategy {
   std::unordered_set<std::uint64_t> visited_;
 };
 
-/// Settings of the annealing optimiser over model predictions (AutoTVM SimulatedAnnealingOptimizer).
+/// Settings of the annealing optimiser over model predictions (AutoTVM
+/// SimulatedAnnealingOptimizer).
 struct PredictionAnnealingSettings {
   int n_iter = 500;
   double temp_start = 1.0;
@@ -155,8 +160,9 @@ struct PredictionAnnealingSettings {
 /// when the caller keeps it); configurations in `exclude` are never returned; results with a
 /// negative score are dropped, as upstream. Source: autotvm.md §8.5.
 std::vector<std::pair<double, std::uint64_t>> anneal_predictions(
-    const ConfigSpace& space, const std::function<std::vector<double>(std::span<const KnobVector>)>& predict,
-    std::size_t num, const std::unordered_set<std::uint64_t>& exclude, const PredictionAnnealingSettings& settings,
+    const ConfigSpace& space,
+    const std::function<std::vector<double>(std::span<const KnobVector>)>& predict, std::size_t num,
+    const std::unordered_set<std::uint64_t>& exclude, const PredictionAnnealingSettings& settings,
     std::vector<KnobVector>& points, Rng& rng);
 
 /// Settings of ModelBasedStrategy (AutoTVM XGBTuner defaults, feature_type "knob").

@@ -2,10 +2,9 @@
 // measurements), the Trial it learns from, and the factory of the built-in strategies.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -75,7 +74,7 @@ inline constexpr std::string_view kDefaultStrategy = "auto";
 /// Errors: kNotFound for an unknown name (the message lists the names), kInvalidArgument for bad
 /// settings, one message naming the strategy and the key ("grid: setting 'begin' must be a
 /// non-negative integer").
-Expected<std::unique_ptr<SearchStrategy>> make_strategy(std::string_view name,
-                                                        const nlohmann::json& settings = nlohmann::json::object());
+Expected<std::unique_ptr<SearchStrategy>> make_strategy(
+    std::string_view name, const nlohmann::json& settings = nlohmann::json::object());
 
 }  // namespace tunekit

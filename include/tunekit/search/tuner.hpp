@@ -22,8 +22,8 @@ class Tuner;
 /// Called after every batch with the inputs measured in it and their results (configurations
 /// served from the measurement cache are not passed again). AutoTVM callback(tuner, inputs,
 /// results).
-using TuneCallback =
-    std::function<void(const Tuner&, std::span<const MeasureInput>, std::span<const MeasureResult>)>;
+using TuneCallback = std::function<void(const Tuner&, std::span<const MeasureInput>,
+                                        std::span<const MeasureResult>)>;
 
 /// Settings of one Tuner::tune call.
 struct TuneOptions {
@@ -69,7 +69,8 @@ class Tuner {
  public:
   /// `task.space` must be set; the strategy is initialised on it with `seed`.
   /// Errors: throws Error(kInvalidArgument) when the task has no space or the strategy refuses it.
-  Tuner(std::shared_ptr<const Task> task, std::unique_ptr<SearchStrategy> strategy, std::uint64_t seed = 0);
+  Tuner(std::shared_ptr<const Task> task, std::unique_ptr<SearchStrategy> strategy,
+        std::uint64_t seed = 0);
 
   /// Runs the tuning loop; returns why it stopped. Can be called again to continue.
   StopReason tune(const TuneOptions& options);

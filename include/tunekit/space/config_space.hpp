@@ -2,11 +2,10 @@
 // Follows AutoTVM's final ConfigSpace: mixed-radix indices, multi_filter without renumbering.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -93,8 +92,8 @@ class ConfigView {
 /// A predicate over several knobs (upstream multi_filter). It may read only the knobs it
 /// declared (all knobs when the list is empty), which lets sampling reject early.
 struct Constraint {
-  std::string description;             ///< text for messages and the space hash
-  std::vector<std::size_t> knobs;       ///< knob positions it reads; empty = all knobs
+  std::string description;         ///< text for messages and the space hash
+  std::vector<std::size_t> knobs;  ///< knob positions it reads; empty = all knobs
   std::function<bool(const ConfigView&)> predicate;
 };
 
@@ -114,8 +113,9 @@ enum class NeighbourKind : std::uint8_t {
 /// Validity is checked lazily per point; nothing of size range_length() is materialised, so a
 /// space of 10^12 points is usable: `random_valid` draws by rejection with early exit (the
 /// knobs of the constraints are drawn first and each constraint is checked as soon as its knobs
-/// are drawn, which keeps the draw uniform over valid points), `neighbours` works per knob. Only `valid_count()` and index walks over invalid runs
-/// cost time proportional to the space (documented on each).
+/// are drawn, which keeps the draw uniform over valid points), `neighbours` works per knob. Only
+/// `valid_count()` and index walks over invalid runs cost time proportional to the space
+/// (documented on each).
 ///
 /// Thread safety: const member functions may be called concurrently once the space is defined,
 /// except valid_count(), which fills a cache on first use (call it once before sharing).
@@ -128,15 +128,18 @@ class ConfigSpace {
 
   /// define_split: a split knob for an axis of `length`. Errors: kInvalidArgument (duplicate
   /// name, empty knob, bad options); the space is unchanged on error.
-  Status define_split(const std::string& name, std::int64_t length, const SplitOptions& options = {});
+  Status define_split(const std::string& name, std::int64_t length,
+                      const SplitOptions& options = {});
   /// define_reorder over `num_axes` axes.
   Status define_reorder(const std::string& name, int num_axes, const ReorderOptions& options = {});
   /// define_annotate over `num_axes` axes.
-  Status define_annotate(const std::string& name, int num_axes, const AnnotateOptions& options = {});
+  Status define_annotate(const std::string& name, int num_axes,
+                         const AnnotateOptions& options = {});
   /// define_knob: an "ot" knob over the given JSON scalars (numbers, booleans, strings), in order.
   Status define_knob(const std::string& name, std::vector<nlohmann::json> values);
   /// Integer range knob: begin, begin+step, ... < end (Python range semantics, step != 0).
-  Status define_range(const std::string& name, std::int64_t begin, std::int64_t end, std::int64_t step = 1);
+  Status define_range(const std::string& name, std::int64_t begin, std::int64_t end,
+                      std::int64_t step = 1);
   /// Power-of-two knob: every 2^k with min_value <= 2^k <= max_value (min_value >= 1).
   Status define_power2(const std::string& name, std::int64_t min_value, std::int64_t max_value);
 
@@ -197,9 +200,9 @@ class ConfigSpace {
   std::uint64_t subrange_length(std::uint64_t begin, std::uint64_t end) const;
   /// The n-th valid index after `index` (n < 0: before), within [begin, end); nullopt if none.
   /// Cost: proportional to the indices skipped.
-  std::optional<std::uint64_t> get_next_index(std::uint64_t index, std::int64_t n = 1,
-                                              std::uint64_t begin = 0,
-                                              std::optional<std::uint64_t> end = std::nullopt) const;
+  std::optional<std::uint64_t> get_next_index(
+      std::uint64_t index, std::int64_t n = 1, std::uint64_t begin = 0,
+      std::optional<std::uint64_t> end = std::nullopt) const;
 
   // ---- random access ----
 
@@ -218,13 +221,15 @@ class ConfigSpace {
   /// Returns `config` itself after `max_attempts` failed draws (an isolated point).
   Config random_walk(const Config& config, Rng& rng, int max_attempts = 1000) const;
   /// Valid neighbours of `config`, knob by knob, in definition order.
-  std::vector<Config> neighbours(const Config& config, NeighbourKind kind = NeighbourKind::kHamming) const;
+  std::vector<Config> neighbours(const Config& config,
+                                 NeighbourKind kind = NeighbourKind::kHamming) const;
 
   /// AutoTVM FallbackConfigEntity.fallback_split: sets split knob `name` in `knobs` to the entity
   /// whose sizes (after the first) equal fallback_split(length, max_sizes).
   /// Errors: kNotFound (no such split knob, or the sizes are not an entity of it), and those of
   /// fallback_split.
-  Status fallback_split(KnobVector& knobs, std::string_view name, std::span<const std::int64_t> max_sizes) const;
+  Status fallback_split(KnobVector& knobs, std::string_view name,
+                        std::span<const std::int64_t> max_sizes) const;
 
   // ---- features, JSON, identity ----
 

@@ -2,11 +2,10 @@
 // Split / reorder / annotate / other ("sp", "re", "an", "ot"), enumerated as upstream does.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -107,16 +106,19 @@ Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t le
 /// what remains. Example: 128 with [-1, 8, 4] -> [4, 8, 4]; 49 -> [7, 7, 1].
 /// Errors: kInvalidArgument when no divisor fits a limit (e.g. a limit < 1) or max_sizes is empty.
 /// Source: autotvm.md §2.7.
-Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length, std::span<const std::int64_t> max_sizes);
+Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length,
+                                                   std::span<const std::int64_t> max_sizes);
 
 /// Permutations of define_reorder over `num_axes` axes (axis indices 0..n-1).
 /// Errors: kInvalidArgument for an unknown policy, a bad interval, or a bad candidate.
-Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes, const ReorderOptions& options);
+Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes,
+                                                          const ReorderOptions& options);
 
 /// Entities of define_annotate over `num_axes` axes: per-axis annotation tuples, DFS with axis 0
 /// the slowest digit, keeping tuples with at most one "vec" (JSON arrays of strings); or, for
 /// locate_cache, combinations of axis indices (JSON arrays of ints).
 /// Errors: kInvalidArgument for num_axes < 1 or an unsupported policy (bind_gpu needs IR axes).
-Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes, const AnnotateOptions& options);
+Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes,
+                                                         const AnnotateOptions& options);
 
 }  // namespace tunekit

@@ -48,7 +48,9 @@ class Rng {
   }
   std::uint64_t operator()() noexcept { return next(); }
   static constexpr std::uint64_t min() noexcept { return 0; }
-  static constexpr std::uint64_t max() noexcept { return std::numeric_limits<std::uint64_t>::max(); }
+  static constexpr std::uint64_t max() noexcept {
+    return std::numeric_limits<std::uint64_t>::max();
+  }
 
   /// Uniform integer in [0, n). Returns 0 when n == 0.
   std::uint64_t uniform(std::uint64_t n) noexcept {

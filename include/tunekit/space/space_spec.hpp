@@ -2,9 +2,8 @@
 // Lets the CLI and the replay runner build spaces without C++ code (Kernel Tuner's tune_params).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tunekit/core/status.hpp"

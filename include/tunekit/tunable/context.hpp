@@ -51,14 +51,14 @@ std::string library_env_name(std::string_view library);
 
 /// A snapshot of every setting find_fastest needs, taken once per tuning.
 struct TuningSettings {
-  long long max_tuning_duration_ms = 30;  ///< <= 0: limit off
-  long long max_tuning_iterations = 100;  ///< <= 0: limit off (both off: 100 iterations)
-  long long max_warmup_duration_ms = 0;   ///< <= 0: off
-  long long max_warmup_iterations = 0;    ///< <= 0: off
-  std::size_t rotating_buffer_bytes = 0;  ///< 0: no rotation
-  std::size_t max_rotating_copies = 4096; ///< cap on operand copies (tiny problems)
-  bool cache_flush = true;                ///< flush operand cache lines before each timed call
-  NumericalCheck numerical_check{};       ///< compare every candidate's output with Default's
+  long long max_tuning_duration_ms = 30;   ///< <= 0: limit off
+  long long max_tuning_iterations = 100;   ///< <= 0: limit off (both off: 100 iterations)
+  long long max_warmup_duration_ms = 0;    ///< <= 0: off
+  long long max_warmup_iterations = 0;     ///< <= 0: off
+  std::size_t rotating_buffer_bytes = 0;   ///< 0: no rotation
+  std::size_t max_rotating_copies = 4096;  ///< cap on operand copies (tiny problems)
+  bool cache_flush = true;                 ///< flush operand cache lines before each timed call
+  NumericalCheck numerical_check{};        ///< compare every candidate's output with Default's
   /// Robust winner selection: candidates whose mean is within this fraction of the best are
   /// re-measured interleaved. 0 disables the interleaved pass. 25%: on this project's shared
   /// machine the host drifts by 10-25% between two candidates' sequential profiles.
@@ -154,7 +154,8 @@ class TuningContext {
   /// The mask that applies to a dispatch on the calling thread: the innermost DynamicDimsGuard's,
   /// else dynamic_dims().
   DynamicDimsMask effective_dynamic_dims() const noexcept {
-    if (detail::live_dynamic_dims_guards.load(std::memory_order_relaxed) == 0) return dynamic_dims_.get();
+    if (detail::live_dynamic_dims_guards.load(std::memory_order_relaxed) == 0)
+      return dynamic_dims_.get();
     const ThreadDynamicDims t = thread_dynamic_dims();
     return t.set ? t.mask : dynamic_dims_.get();
   }

@@ -112,8 +112,8 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
   report.op_signature = params.op_signature();
   report.params_signature = params.signature();
   report.timer_overhead_ms = measure::timer_overhead_ms();
-  report.cache_flush_method = settings.cache_flush ? std::string(measure::cache_flush_method())
-                                                   : std::string("off");
+  report.cache_flush_method =
+      settings.cache_flush ? std::string(measure::cache_flush_method()) : std::string("off");
   const std::string problem = report.op_signature + "(" + report.params_signature + ")";
   auto finish = [&]() -> TuneReport {
     report.wall_ms = elapsed_ms(wall_start, now_ns());
@@ -221,8 +221,8 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
            std::move(reason));
       continue;
     }
-    Status prepared = (i == 0 && default_prepared) ? default_prepare
-                                                   : detail::guarded_prepare(c, params);
+    Status prepared =
+        (i == 0 && default_prepared) ? default_prepare : detail::guarded_prepare(c, params);
     if (!prepared.is_ok()) {
       std::string reason = "prepare: " + prepared.message();
       skip(prepared.code() == StatusCode::kUnsupported ? CandidateOutcome::kUnsupported
@@ -250,8 +250,8 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
     Welford screen;
     std::vector<double> screen_samples;
     Status s = measure::run_untimed(std::min(kLeadInCalls, n1 - 1), call_of(c), before_call);
-    if (s.is_ok()) s = measure::time_calls(n1, call_of(c), before_call, screen, &screen_samples,
-                                 settings.clock);
+    if (s.is_ok())
+      s = measure::time_calls(n1, call_of(c), before_call, screen, &screen_samples, settings.clock);
     if (!s.is_ok()) {
       std::string reason = "screen 1: " + s.message();
       skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
@@ -271,7 +271,7 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
       Welford screen2;
       std::vector<double> screen2_samples;
       s = measure::time_calls(n2, call_of(c), before_call, screen2, &screen2_samples,
-                               settings.clock);
+                              settings.clock);
       if (!s.is_ok()) {
         std::string reason = "screen 2: " + s.message();
         skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
@@ -323,7 +323,7 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
       continue;
     }
     s = measure::time_calls(r.iterations, call_of(c), before_call, welford[i], &samples[i],
-                           settings.clock);
+                            settings.clock);
     if (!s.is_ok()) {
       std::string reason = "profile: " + s.message();
       skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
@@ -334,7 +334,8 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
     r.stats = measure::TimingStats::from(welford[i], samples[i]);
     r.score_ms = r.stats.mean_ms;
     best = std::min(best, r.stats.mean_ms);
-    log::info(2, "{}: {} probe {:.6g} ms, approx {:.6g} ms, warmup {} calls, tuning {} calls, "
+    log::info(2,
+              "{}: {} probe {:.6g} ms, approx {:.6g} ms, warmup {} calls, tuning {} calls, "
               "mean {:.6g} ms (min {:.6g}, max {:.6g}, stddev {:.3g})",
               problem, r.name, r.probe_ms, approx, r.warmup_iterations, r.iterations,
               r.stats.mean_ms, r.stats.min_ms, r.stats.max_ms, r.stats.stddev_ms);
@@ -436,8 +437,9 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
     for (const CandidateReport& r : report.candidates) {
       if (r.measured()) ranked.push_back(&r);
     }
-    std::sort(ranked.begin(), ranked.end(),
-              [](const CandidateReport* a, const CandidateReport* b) { return a->score_ms < b->score_ms; });
+    std::sort(ranked.begin(), ranked.end(), [](const CandidateReport* a, const CandidateReport* b) {
+      return a->score_ms < b->score_ms;
+    });
     for (std::size_t k = 0; k < ranked.size() && k < 5; ++k) {
       log::info(2, "{}: top {} {} score {:.6g} ms (mean {:.6g} ms{})", problem, k + 1,
                 ranked[k]->name, ranked[k]->score_ms, ranked[k]->stats.mean_ms,

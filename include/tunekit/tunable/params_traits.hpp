@@ -1,5 +1,6 @@
 // ParamsTraits<Params>: how the tunable layer copies operands, sizes rotating buffers, flushes
-// caches, compares outputs and picks tolerances for a Params type (members detected, or specialise).
+// caches, compares outputs and picks tolerances for a Params type (members detected, or
+// specialise).
 #pragma once
 
 #include <concepts>
@@ -100,11 +101,21 @@ struct ParamsTraits {
   static std::vector<measure::MemoryRange> operand_ranges(const Params& p) {
     if constexpr (requires { p.operand_ranges(); }) {
       return p.operand_ranges();
-    } else if constexpr (requires { p.a; p.b; p.c; p.a_bytes(); p.b_bytes(); p.c_bytes(); }) {
+    } else if constexpr (requires {
+                           p.a;
+                           p.b;
+                           p.c;
+                           p.a_bytes();
+                           p.b_bytes();
+                           p.c_bytes();
+                         }) {
       std::vector<measure::MemoryRange> ranges{{p.a, static_cast<std::size_t>(p.a_bytes())},
                                                {p.b, static_cast<std::size_t>(p.b_bytes())},
                                                {p.c, static_cast<std::size_t>(p.c_bytes())}};
-      if constexpr (requires { p.bias; p.bias_bytes(); }) {
+      if constexpr (requires {
+                      p.bias;
+                      p.bias_bytes();
+                    }) {
         ranges.push_back({p.bias, static_cast<std::size_t>(p.bias_bytes())});
       }
       return ranges;
@@ -114,9 +125,10 @@ struct ParamsTraits {
   }
 
   /// Whether compare_output() can check anything for this Params type.
-  static constexpr bool kCanCompare =
-      requires(const Params& a, const Params& b) { a.compare_output(b, 1.0, 1.0); } ||
-      detail::HasFreeCompareOutput<Params>;
+  static constexpr bool kCanCompare = requires(const Params& a, const Params& b) {
+    a.compare_output(b, 1.0, 1.0);
+  }
+  || detail::HasFreeCompareOutput<Params>;
 
   /// ok when `got`'s output matches `reference`'s within `tolerance`; kWrongResult otherwise.
   static Status compare_output(const Params& reference, const Params& got,
@@ -150,8 +162,9 @@ struct ParamsTraits {
 
   /// Whether the Params type derives wildcard signatures from the dynamic-dims mask of the
   /// dispatching thread (`dynamic_signature(DynamicDimsMask)`), as ops::GemmParams does.
-  static constexpr bool kMaskedDynamic =
-      requires(const Params& p) { p.dynamic_signature(DynamicDimsMask{}); };
+  static constexpr bool kMaskedDynamic = requires(const Params& p) {
+    p.dynamic_signature(DynamicDimsMask{});
+  };
 
   /// The wildcard signature for dynamic dims, or "" when there is none: `dynamic_signature(mask)`
   /// when the Params type takes a mask (mask 0 gives ""), else its own `dynamic_signature()`.

@@ -19,13 +19,13 @@ namespace tunekit {
 
 /// What happened to one candidate during tuning.
 enum class CandidateOutcome : std::uint8_t {
-  kMeasured = 0,      ///< fully profiled; `stats` holds its final timings
-  kDisabled,          ///< its library is disabled (TUNEKIT_<LIBRARY>_ENABLED=0)
-  kUnsupported,       ///< supports() said kUnsupported
-  kFailed,            ///< prepare/probe/screen/warmup/profile returned an error (status says which)
-  kRejectedScreen1,   ///< slower than 1.5x the best after the 3-call screen
-  kRejectedScreen2,   ///< slower than 1.15x the best after the 10-call screen
-  kWrongResult,       ///< output differs from Default's beyond the tolerance (or NaN)
+  kMeasured = 0,     ///< fully profiled; `stats` holds its final timings
+  kDisabled,         ///< its library is disabled (TUNEKIT_<LIBRARY>_ENABLED=0)
+  kUnsupported,      ///< supports() said kUnsupported
+  kFailed,           ///< prepare/probe/screen/warmup/profile returned an error (status says which)
+  kRejectedScreen1,  ///< slower than 1.5x the best after the 3-call screen
+  kRejectedScreen2,  ///< slower than 1.15x the best after the 10-call screen
+  kWrongResult,      ///< output differs from Default's beyond the tolerance (or NaN)
 };
 
 /// Stable lower-case name ("measured", "disabled", "unsupported", "failed", "rejected-screen1",
@@ -35,12 +35,12 @@ std::string_view to_string(CandidateOutcome outcome) noexcept;
 /// One candidate's line of the report.
 /// Units: milliseconds per call (steady clock).
 struct CandidateReport {
-  std::size_t index = 0;    ///< position in the candidate list (0 = Default)
-  std::string name;         ///< solution name
-  std::string library;      ///< Candidate::library()
+  std::size_t index = 0;  ///< position in the candidate list (0 = Default)
+  std::string name;       ///< solution name
+  std::string library;    ///< Candidate::library()
   CandidateOutcome outcome = CandidateOutcome::kFailed;  ///< what happened
-  Status status;            ///< the failure (kUnsupported, kRuntimeError, kWrongResult, ...)
-  std::string reason;       ///< why it was skipped or rejected, for people
+  Status status;       ///< the failure (kUnsupported, kRuntimeError, kWrongResult, ...)
+  std::string reason;  ///< why it was skipped or rejected, for people
   double probe_ms = std::numeric_limits<double>::quiet_NaN();  ///< first timed call
   measure::TimingStats stats;       ///< final profile (+ interleaved calls); screens if rejected
   long long warmup_iterations = 0;  ///< untimed warmup calls before the profile
@@ -55,20 +55,20 @@ struct CandidateReport {
 
 /// The result of tuning one problem.
 struct TuneReport {
-  std::string op_signature;       ///< e.g. "GemmTunableOp_float_NN"
-  std::string params_signature;   ///< e.g. "nn_64_64_64_ld_64_64_64"
-  Status status;                  ///< ok when a winner was found
+  std::string op_signature;                 ///< e.g. "GemmTunableOp_float_NN"
+  std::string params_signature;             ///< e.g. "nn_64_64_64_ld_64_64_64"
+  Status status;                            ///< ok when a winner was found
   std::vector<CandidateReport> candidates;  ///< registration order, one per candidate
   std::optional<std::size_t> winner;        ///< index into `candidates`
   double winner_time_ms = std::numeric_limits<double>::quiet_NaN();  ///< mean; written to CSV
-  bool interleaved = false;       ///< the interleaved re-measurement ran
+  bool interleaved = false;  ///< the interleaved re-measurement ran
   std::size_t rotating_copies = 1;
-  double timer_overhead_ms = 0.0; ///< cost of one empty timed call (not subtracted)
-  std::string cache_flush_method; ///< "clflushopt", "clflush", ..., or "off"
-  std::optional<Tolerance> tolerance;  ///< used by the numerical check (nullopt: check off)
-  std::optional<ResultEntry> previous; ///< tune(): the result stored before this tuning
-  bool persisted = false;         ///< the winner was added as a new result
-  double wall_ms = 0.0;           ///< whole tuning, untimed calls and flushes included
+  double timer_overhead_ms = 0.0;       ///< cost of one empty timed call (not subtracted)
+  std::string cache_flush_method;       ///< "clflushopt", "clflush", ..., or "off"
+  std::optional<Tolerance> tolerance;   ///< used by the numerical check (nullopt: check off)
+  std::optional<ResultEntry> previous;  ///< tune(): the result stored before this tuning
+  bool persisted = false;               ///< the winner was added as a new result
+  double wall_ms = 0.0;                 ///< whole tuning, untimed calls and flushes included
 
   /// The winner's line, or nullptr.
   const CandidateReport* winner_report() const noexcept;

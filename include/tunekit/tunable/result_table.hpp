@@ -23,7 +23,7 @@ struct CachedSolution {
   Key key;                      ///< the problem
   std::uint32_t candidate = 0;  ///< index into the op's candidate list
   CachedKind kind = CachedKind::kResult;
-  std::uint64_t stamp = 0;      ///< epoch or generation the entry was resolved under
+  std::uint64_t stamp = 0;  ///< epoch or generation the entry was resolved under
   /// The resolved object itself (the op's candidate), so that a hit needs no second lookup;
   /// null where the owner does not use it.
   void* target = nullptr;
@@ -35,8 +35,8 @@ struct CachedSolution {
 /// replaces a key's entry in place or inserts it, doubling the table when half full. Retired
 /// tables and replaced entries stay alive until the ResultTable is destroyed, so a reader never
 /// sees freed memory.
-/// `Hash` is `std::uint64_t(const Key&)` (Params::hash); the result is remixed (a Fibonacci multiply, high half
-/// folded down) before use, so weak hashes are fine.
+/// `Hash` is `std::uint64_t(const Key&)` (Params::hash); the result is remixed (a Fibonacci
+/// multiply, high half folded down) before use, so weak hashes are fine.
 template <class Key, std::uint64_t (*Hash)(const Key&)>
 class ResultTable {
  public:
@@ -129,8 +129,8 @@ class ResultTable {
   }
 
   std::atomic<const Slots*> current_{nullptr};
-  std::vector<std::unique_ptr<Slots>> tables_;    // last one is current; earlier ones retired
-  std::vector<std::unique_ptr<Entry>> entries_;   // every entry ever published
+  std::vector<std::unique_ptr<Slots>> tables_;   // last one is current; earlier ones retired
+  std::vector<std::unique_ptr<Entry>> entries_;  // every entry ever published
   std::size_t used_ = 0;
 };
 

@@ -84,10 +84,10 @@ Expected<ResultsFileContent> read_results_file(const std::string& path);
 /// it is ended first; if `is_complete` is given and says the fragment is not a whole line (a
 /// write that was cut short), the fragment is removed instead, with a warning naming file:line.
 /// Errors: kIoError naming the file on open/lock/write failure; check_existing's status.
-Status append_line_locked(const std::string& path, std::string_view header, std::string_view line,
-                          const std::function<Status(std::string_view existing)>& check_existing =
-                              {},
-                          const std::function<bool(std::string_view last_line)>& is_complete = {});
+Status append_line_locked(
+    const std::string& path, std::string_view header, std::string_view line,
+    const std::function<Status(std::string_view existing)>& check_existing = {},
+    const std::function<bool(std::string_view last_line)>& is_complete = {});
 
 /// Replaces the content of `path` (truncate + one write under an exclusive flock).
 /// Errors: kIoError naming the file.

@@ -101,9 +101,9 @@ class ResultsManager {
   std::size_t size_ = 0;
 
   mutable std::mutex file_mutex_;
-  std::set<std::string> validated_;                // paths whose header matched
-  std::map<std::string, std::string> rejected_;   // path -> reason
-  std::set<std::string> warned_;                   // rejected paths already warned about
+  std::set<std::string> validated_;              // paths whose header matched
+  std::map<std::string, std::string> rejected_;  // path -> reason
+  std::set<std::string> warned_;                 // rejected paths already warned about
 
   std::atomic<std::uint64_t> epoch_{0};
   std::atomic<std::uint64_t> generation_{0};

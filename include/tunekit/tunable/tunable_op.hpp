@@ -1,5 +1,6 @@
 // TunableOp<Params>: an operator with an ordered candidate list (entry 0 "Default") that dispatches
-// each problem to its stored, freshly tuned or default solution; hits are lock- and allocation-free.
+// each problem to its stored, freshly tuned or default solution; hits are lock- and
+// allocation-free.
 #pragma once
 
 #include <atomic>
@@ -220,7 +221,8 @@ class TunableOp {
                           const std::string& signature, const ResultEntry& entry) {
     const DynamicDimsMask mask = Traits::kMaskedDynamic ? context_.effective_dynamic_dims() : 0;
     const std::string dynamic = Traits::dynamic_signature(params, mask);
-    if (!dynamic.empty() && dynamic != signature && !context_.results_manager().lookup(op, dynamic)) {
+    if (!dynamic.empty() && dynamic != signature &&
+        !context_.results_manager().lookup(op, dynamic)) {
       auto added =
           context_.add_result(ResultLine{op, dynamic, entry.solution, entry.time_ms, entry.extra});
       if (!added) log::warn(added.status().message());
@@ -286,7 +288,8 @@ class TunableOp {
     const std::string signature = params.signature();
 
     if (auto hit = results.lookup(op, signature)) {
-      const std::size_t index = prepared_or_default(index_for(hit->solution, op, signature), params);
+      const std::size_t index =
+          prepared_or_default(index_for(hit->solution, op, signature), params);
       if (context_.is_tuning_enabled()) add_dynamic_result(params, key, op, signature, *hit);
       publish(key, static_cast<std::uint32_t>(index), CachedKind::kResult, epoch);
       return index;

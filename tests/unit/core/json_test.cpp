@@ -46,14 +46,17 @@ TEST(ParseJson, RefusesDeeperNestingBeforeParsing) {
 TEST(ParseJson, MessagesCarryNoExceptionPrefix) {
   EXPECT_EQ(message_of("[1,x]"),
             "not JSON (syntax error at column 4: invalid literal; last read: '1,x')");
-  EXPECT_EQ(message_of("{\"a\": 1}\n{\"b\": 2}\n").rfind("not JSON (syntax error at line 2, column 1: ", 0),
+  EXPECT_EQ(message_of("{\"a\": 1}\n{\"b\": 2}\n")
+                .rfind("not JSON (syntax error at line 2, column 1: ", 0),
             0u)
       << message_of("{\"a\": 1}\n{\"b\": 2}\n");
-  EXPECT_EQ(message_of("").rfind("not JSON (syntax error at column 1: unexpected end of input", 0), 0u)
+  EXPECT_EQ(message_of("").rfind("not JSON (syntax error at column 1: unexpected end of input", 0),
+            0u)
       << message_of("");
   EXPECT_EQ(message_of("[1e400]"), "a number is out of range (1e400)");
   EXPECT_EQ(message_of(std::string("[1,\0 2]", 7)), "not JSON (contains a NUL byte at column 4)");
-  EXPECT_EQ(message_of(std::string("[1,\n\0]", 6)), "not JSON (contains a NUL byte at line 2, column 1)");
+  EXPECT_EQ(message_of(std::string("[1,\n\0]", 6)),
+            "not JSON (contains a NUL byte at line 2, column 1)");
   for (const std::string text : {"[1,x]", "[1e400]", "{\"a\" 1}", "\"\xff\"", "[1] 2", "nul"}) {
     const std::string m = message_of(text);
     EXPECT_NE(m, "") << text;

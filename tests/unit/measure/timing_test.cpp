@@ -29,7 +29,7 @@ TEST(ScreenIters, CapsByDurationAndIterations) {
   EXPECT_EQ(screen_iters(0.01, 10, 30, 4), 4);
   EXPECT_EQ(screen_iters(300.0, 3, 0, 0), 3);  // limits off
   EXPECT_EQ(screen_iters(300.0, 10, 0, 5), 5);
-  EXPECT_EQ(screen_iters(0.0, 3, 30, 0), 3);  // unknown per-call time
+  EXPECT_EQ(screen_iters(0.0, 3, 30, 0), 3);    // unknown per-call time
   EXPECT_EQ(screen_iters(1000.0, 3, 1, 1), 1);  // never below 1
 }
 
@@ -38,7 +38,7 @@ TEST(IterationCounts, TuningFollowsUpstreamTable) {
   EXPECT_EQ(tuning_iterations(1.0, 30, 100), 30);
   EXPECT_EQ(tuning_iterations(1.0, 30, 0), 30);
   EXPECT_EQ(tuning_iterations(1.0, 0, 7), 7);
-  EXPECT_EQ(tuning_iterations(1.0, 0, 0), 100);  // both limits off
+  EXPECT_EQ(tuning_iterations(1.0, 0, 0), 100);     // both limits off
   EXPECT_EQ(tuning_iterations(100.0, 30, 100), 1);  // at least 1
   EXPECT_LE(tuning_iterations(0.0, 30, 0), kMaxIterations);
 }
@@ -55,7 +55,7 @@ TEST(RotatingCopies, FloorOfSizeOverProblemPlusOne) {
   EXPECT_EQ(rotating_copies(0, 100, 200), 1u);
   EXPECT_EQ(rotating_copies(1 << 20, 1 << 18, 1 << 18), 3u);  // 1 MiB / 512 KiB + 1
   EXPECT_EQ(rotating_copies(1 << 20, 1 << 20, 1 << 20), 1u);  // problem larger than R
-  EXPECT_EQ(rotating_copies(1 << 20, 4, 8, 16), 16u);          // capped
+  EXPECT_EQ(rotating_copies(1 << 20, 4, 8, 16), 16u);         // capped
   EXPECT_EQ(rotating_copies(1 << 20, 0, 0), 1u);
 }
 
@@ -65,7 +65,12 @@ TEST(TimeCalls, TimesEachCallAndStopsAtTheFirstError) {
   int before = 0;
   int calls = 0;
   Status s = time_calls(
-      5, [&] { ++calls; return Status::ok(); }, [&] { ++before; }, w, &samples);
+      5,
+      [&] {
+        ++calls;
+        return Status::ok();
+      },
+      [&] { ++before; }, w, &samples);
   EXPECT_TRUE(s.is_ok());
   EXPECT_EQ(calls, 5);
   EXPECT_EQ(before, 5);
@@ -79,10 +84,7 @@ TEST(TimeCalls, TimesEachCallAndStopsAtTheFirstError) {
   Welford w2;
   calls = 0;
   s = time_calls(
-      10,
-      [&] {
-        return ++calls == 3 ? Status(StatusCode::kRuntimeError, "boom") : Status::ok();
-      },
+      10, [&] { return ++calls == 3 ? Status(StatusCode::kRuntimeError, "boom") : Status::ok(); },
       [] {}, w2);
   EXPECT_EQ(s.code(), StatusCode::kRuntimeError);
   EXPECT_EQ(calls, 3);
@@ -97,9 +99,8 @@ TEST(TimerOverhead, IsSmallAndPositive) {
 
 TEST(CacheFlush, KeepsDataAndNamesItsMethod) {
   std::vector<float> data(1 << 16, 1.5f);
-  const MemoryRange ranges[] = {{data.data(), data.size() * sizeof(float)},
-                                {nullptr, 100},
-                                {data.data() + 3, 0}};
+  const MemoryRange ranges[] = {
+      {data.data(), data.size() * sizeof(float)}, {nullptr, 100}, {data.data() + 3, 0}};
   flush_data_cache(ranges);
   for (float v : data) ASSERT_EQ(v, 1.5f);
   EXPECT_FALSE(cache_flush_method().empty());

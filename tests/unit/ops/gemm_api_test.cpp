@@ -34,8 +34,7 @@ class GemmApiTest : public ::testing::Test {
 /// Column-major reference: C = alpha op(A) op(B) + beta C.
 template <class T>
 void reference(char ta, char tb, int m, int n, int k, double alpha, const std::vector<T>& a,
-               int lda, const std::vector<T>& b, int ldb, double beta, std::vector<T>& c,
-               int ldc) {
+               int lda, const std::vector<T>& b, int ldb, double beta, std::vector<T>& c, int ldc) {
   for (int j = 0; j < n; ++j) {
     for (int i = 0; i < m; ++i) {
       double acc = 0;

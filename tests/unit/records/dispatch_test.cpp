@@ -1,10 +1,11 @@
 // ApplyHistoryBest tests: upstream lookup order (model, then target keys), nesting, update(),
 // the fallback with its one-time warning, validation against the space, and the query log.
+#include "tunekit/records/dispatch.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 
-#include "tunekit/records/dispatch.hpp"
 #include "tunekit/records/record_store.hpp"
 
 namespace tunekit {
@@ -55,9 +56,11 @@ TEST(Dispatch, ModelThenKeys) {
 
 TEST(Dispatch, UnknownModelNeverIndexed) {
   auto records = tophub();
-  ApplyHistoryBest ctx(std::span<const Record>(records.data() + 1, 1));  // llvm record, model "unknown"
+  ApplyHistoryBest ctx(
+      std::span<const Record>(records.data() + 1, 1));  // llvm record, model "unknown"
   // A cuda query with model "unknown" must not be served by the llvm record (PR #2671).
-  EXPECT_EQ(DispatchContext::current().query("cuda", "conv2d_NCHWc.x86", records[1].args).kind, HitKind::kMiss);
+  EXPECT_EQ(DispatchContext::current().query("cuda", "conv2d_NCHWc.x86", records[1].args).kind,
+            HitKind::kMiss);
 }
 
 TEST(Dispatch, NestingUpdateAndScope) {
@@ -66,11 +69,14 @@ TEST(Dispatch, NestingUpdateAndScope) {
     ApplyHistoryBest outer(records);
     {
       ApplyHistoryBest inner(std::span<const Record>{});
-      auto r = DispatchContext::current().query("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records));
+      auto r = DispatchContext::current().query("cuda -model=titanx", "conv2d_nchw.cuda",
+                                                cuda_args(records));
       EXPECT_EQ(r.kind, HitKind::kModel);
       EXPECT_EQ(r.context, &outer);  // the inner context had nothing: the parent answered
-      inner.update("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records), records[0].entity());
-      auto u = DispatchContext::current().query("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records));
+      inner.update("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records),
+                   records[0].entity());
+      auto u = DispatchContext::current().query("cuda -model=titanx", "conv2d_nchw.cuda",
+                                                cuda_args(records));
       EXPECT_EQ(u.kind, HitKind::kUserModel);
       EXPECT_EQ(u.context, &inner);
       auto uk = DispatchContext::current().query("cuda", "conv2d_nchw.cuda", cuda_args(records));
@@ -78,7 +84,9 @@ TEST(Dispatch, NestingUpdateAndScope) {
     }
     EXPECT_EQ(&DispatchContext::current(), &outer);
   }
-  EXPECT_EQ(DispatchContext::current().query("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records)).kind,
+  EXPECT_EQ(DispatchContext::current()
+                .query("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records))
+                .kind,
             HitKind::kMiss);
 }
 
@@ -103,13 +111,15 @@ TEST(Dispatch, ApplyValidatesAndFallsBack) {
   EXPECT_EQ(cfg["tile_f"], nlohmann::json({-1, 1, 32, 1}));  // explicit outer factor 6 ignored
   EXPECT_EQ(cfg["auto_unroll_max_step"], nlohmann::json(1500));
   // A miss uses entity 0 of every knob.
-  auto [fb, miss] = ctx.apply("cuda -model=titanx", "dense.cuda", nlohmann::ordered_json::array(), space);
+  auto [fb, miss] =
+      ctx.apply("cuda -model=titanx", "dense.cuda", nlohmann::ordered_json::array(), space);
   EXPECT_FALSE(miss.hit());
   EXPECT_EQ(fb.knobs(), KnobVector(space.knob_count(), 0));
   // A record whose knobs do not fit the space (another template version) is not applied.
   ConfigSpace renamed;
   ASSERT_TRUE(renamed.define_knob("tile_k", {1, 2}));
-  auto [other, bad] = ctx.apply("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records), renamed);
+  auto [other, bad] =
+      ctx.apply("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records), renamed);
   EXPECT_FALSE(bad.hit());
   EXPECT_EQ(other.knobs(), KnobVector{0});
 }
@@ -127,7 +137,8 @@ TEST(Dispatch, OneSpaceDefinitionPerWorkloadAsInPickBest) {
     ApplyHistoryBest ctx(mixed);
     auto q = ctx.query("cuda -model=titanx", "conv2d_nchw.cuda", cuda_args(records));
     ASSERT_TRUE(q.hit());
-    EXPECT_EQ(q.record->config_index(), 5u);  // the faster record of the other definition does not win
+    EXPECT_EQ(q.record->config_index(),
+              5u);  // the faster record of the other definition does not win
     EXPECT_EQ(q.record->config_index(), pick_best(mixed)[0].config_index());
   }
   {

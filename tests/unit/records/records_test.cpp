@@ -97,7 +97,8 @@ TEST(Record, MalformedLinesNameFileAndLine) {
   {
     std::ofstream out(path);
     out << file_lines(kData + "tophub_lines.log")[2] << "\n{not json\n"
-        << R"({"input": ["llvm", "t", []], "config": {"entity": []}, "result": [[1.0], 0]})" << "\n";
+        << R"({"input": ["llvm", "t", []], "config": {"entity": []}, "result": [[1.0], 0]})"
+        << "\n";
   }
   auto lenient = load_records(path);
   ASSERT_TRUE(lenient);
@@ -134,8 +135,11 @@ TEST(Record, OutOfRangeNumbersAndWrongTypesAreParseErrorsNotExceptions) {
   EXPECT_NE(parse_error_of(tophub_with("[1, 1], [0, 0, 0, 0]", "[1e400, 1], [0, 0, 0, 0]")), "");
   EXPECT_NE(parse_error_of(tophub_with("\"0.7.dev0\"", "7")), "");
   EXPECT_NE(parse_error_of(tophub_with("[\"tile_f\", \"sp\"", "[7, \"sp\"")), "");
-  EXPECT_NE(parse_error_of(tophub_with("[\"tile_f\", \"sp\", [6, 1, 32, 1]]", "[\"tile_f\", \"sp\"]")), "");
-  EXPECT_NE(parse_error_of(tophub_with("\"version\": 0.2", "\"version\": 0.2, \"space_hash\": 3")), "");
+  EXPECT_NE(
+      parse_error_of(tophub_with("[\"tile_f\", \"sp\", [6, 1, 32, 1]]", "[\"tile_f\", \"sp\"]")),
+      "");
+  EXPECT_NE(parse_error_of(tophub_with("\"version\": 0.2", "\"version\": 0.2, \"space_hash\": 3")),
+            "");
   EXPECT_NE(parse_error_of("{\"input\": 1e999}"), "");
   EXPECT_NE(parse_error_of("[1, 2]"), "");
 }
@@ -146,7 +150,8 @@ TEST(Record, DeepNestingNulBytesAndSyntaxErrorsAreCleanParseErrors) {
   const std::string deep = std::string(50'000, '[') + std::string(50'000, ']');
   const std::string good = file_lines(kData + "tophub_lines.log")[2];
   EXPECT_EQ(parse_error_of(tophub_with("[6, 1, 32, 1]", deep)), "nested deeper than 256 levels");
-  const auto args_at = good.find("\"conv2d_nchw.cuda\", ") + std::string("\"conv2d_nchw.cuda\", ").size();
+  const auto args_at =
+      good.find("\"conv2d_nchw.cuda\", ") + std::string("\"conv2d_nchw.cuda\", ").size();
   ASSERT_NE(args_at, std::string::npos);
   std::string deep_args = good;
   deep_args.insert(args_at, ", ").insert(args_at, deep);
@@ -178,7 +183,8 @@ TEST(Record, LoadingSkipsOutOfRangeLinesWithFileAndLine) {
   strict.strict = true;
   auto s = load_records(path, strict);
   ASSERT_FALSE(s);
-  EXPECT_NE(s.status().message().find(path + ":2: a number is out of range"), std::string::npos) << s.status().message();
+  EXPECT_NE(s.status().message().find(path + ":2: a number is out of range"), std::string::npos)
+      << s.status().message();
   JsonLinesStore store(path);
   auto via_store = store.load();
   ASSERT_TRUE(via_store);
@@ -191,7 +197,8 @@ TEST(Record, SuccessfulCostsMustBeFiniteAndPositive) {
   for (const char* bad : {"[-1.0]", "[0]", "[0.0]", "[1e-05, -2e-05]", "[]", "[\"fast\"]"}) {
     EXPECT_NE(parse_error_of(tophub_with(cost, bad)), "") << bad;
   }
-  EXPECT_NE(parse_error_of(tophub_with(cost, "[-1.0]")).find("not a finite number > 0"), std::string::npos);
+  EXPECT_NE(parse_error_of(tophub_with(cost, "[-1.0]")).find("not a finite number > 0"),
+            std::string::npos);
   auto two = decode_record_line(tophub_with(cost, "[1e-05, 3e-05]"));
   ASSERT_TRUE(two);
   EXPECT_DOUBLE_EQ(two->second.mean_cost_s(), 2e-05);
@@ -211,8 +218,8 @@ TEST(Record, SuccessfulCostsMustBeFiniteAndPositive) {
 
 TEST(Record, ConfigIndexMustBeANonNegativeInteger) {
   const std::string index = "\"index\": 8797896";
-  for (const char* bad : {"\"index\": -7", "\"index\": 1e30", "\"index\": 18446744073709551621", "\"index\": 1.5",
-                          "\"index\": \"3\"", "\"index\": null"}) {
+  for (const char* bad : {"\"index\": -7", "\"index\": 1e30", "\"index\": 18446744073709551621",
+                          "\"index\": 1.5", "\"index\": \"3\"", "\"index\": null"}) {
     EXPECT_NE(parse_error_of(tophub_with(index, bad)), "") << bad;
   }
   EXPECT_NE(parse_error_of(tophub_with(index + ", ", "")), "");  // no index at all
@@ -237,7 +244,8 @@ TEST(Record, UnreadableInputsAreOneClearError) {
   auto d = load_records(dir);
   ASSERT_FALSE(d);
   EXPECT_EQ(d.status().code(), StatusCode::kIoError);
-  EXPECT_NE(d.status().message().find("'" + dir + "': Is a directory"), std::string::npos) << d.status().message();
+  EXPECT_NE(d.status().message().find("'" + dir + "': Is a directory"), std::string::npos)
+      << d.status().message();
   std::filesystem::remove(dir);
 
   auto missing = load_records("/nonexistent/x.log");
@@ -245,19 +253,24 @@ TEST(Record, UnreadableInputsAreOneClearError) {
   EXPECT_NE(missing.status().message().find("No such file or directory"), std::string::npos);
 
   const std::string gz = temp_path("log.gz");
-  { std::ofstream(gz, std::ios::binary) << std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xfe\n\x01\n", 15); }
+  {
+    std::ofstream(gz, std::ios::binary)
+        << std::string("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\xff\xfe\n\x01\n", 15);
+  }
   for (bool strict : {false, true}) {
     LoadOptions o;
     o.strict = strict;
     auto g = load_records(gz, o);
     ASSERT_FALSE(g);
-    EXPECT_NE(g.status().message().find("gzip-compressed"), std::string::npos) << g.status().message();
+    EXPECT_NE(g.status().message().find("gzip-compressed"), std::string::npos)
+        << g.status().message();
   }
   if (::geteuid() != 0) {  // root reads anything
     ::chmod(gz.c_str(), 0);
     auto denied = load_records(gz);
     ASSERT_FALSE(denied);
-    EXPECT_NE(denied.status().message().find("Permission denied"), std::string::npos) << denied.status().message();
+    EXPECT_NE(denied.status().message().find("Permission denied"), std::string::npos)
+        << denied.status().message();
   }
   std::remove(gz.c_str());
 }
@@ -269,8 +282,10 @@ TEST(Target, KeysAndModel) {
   EXPECT_EQ(t.keys, (std::vector<std::string>{"cuda", "gpu"}));
   EXPECT_EQ(parse_target("llvm -mcpu=skylake-avx512").keys, std::vector<std::string>{"cpu"});
   EXPECT_EQ(parse_target("llvm -mcpu=skylake-avx512").model, "unknown");
-  EXPECT_EQ(parse_target("llvm -device=arm_cpu").keys, (std::vector<std::string>{"arm_cpu", "cpu"}));
-  EXPECT_EQ(parse_target("opencl -device=mali").keys, (std::vector<std::string>{"mali", "opencl", "gpu"}));
+  EXPECT_EQ(parse_target("llvm -device=arm_cpu").keys,
+            (std::vector<std::string>{"arm_cpu", "cpu"}));
+  EXPECT_EQ(parse_target("opencl -device=mali").keys,
+            (std::vector<std::string>{"mali", "opencl", "gpu"}));
   EXPECT_EQ(parse_target("c -keys=cpu -model=esp32").model, "esp32");
   EXPECT_EQ(parse_target("c -keys=cpu -model=esp32").keys, std::vector<std::string>{"cpu"});
 }
@@ -443,7 +458,8 @@ TEST(Store, OnlyTheLastRecordsSpaceDefinitionCompetes) {
   ASSERT_EQ(kept.size(), 4u);
   for (const auto& r : kept) EXPECT_NE(r.space_hash, "aaaa");
   auto cuda = [&](const std::vector<Record>& v) {
-    auto it = std::find_if(v.begin(), v.end(), [&](const Record& r) { return r.task_name == current.task_name; });
+    auto it = std::find_if(v.begin(), v.end(),
+                           [&](const Record& r) { return r.task_name == current.task_name; });
     return it == v.end() ? Record{} : *it;
   };
   auto best = pick_best(all);

@@ -6,11 +6,10 @@
 
 #include <gtest/gtest.h>
 
-#include "correlation.hpp"
-
 #include <cmath>
 #include <numeric>
 
+#include "correlation.hpp"
 #include "tunekit/search/forest_model.hpp"
 #include "tunekit/space/random.hpp"
 
@@ -127,7 +126,8 @@ TEST(BoostedTreesModel, ZeroWeightRowsAreDropped) {
   FeatureMatrix x2 = d.x;
   std::vector<double> y2 = d.y, w2(d.y.size(), 1.0);
   for (int i = 0; i < 20; ++i) {
-    const std::vector<float> row{static_cast<float>(i % 10) + 0.5f, static_cast<float>((3 * i) % 10) + 0.25f};
+    const std::vector<float> row{static_cast<float>(i % 10) + 0.5f,
+                                 static_cast<float>((3 * i) % 10) + 0.25f};
     x2.add_row(row);
     y2.push_back(1e6);
     w2.push_back(0.0);

@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include "correlation.hpp"
-
 #include <cmath>
 #include <numeric>
 #include <vector>
+
+#include "correlation.hpp"
 
 namespace tunekit {
 namespace {
@@ -34,7 +34,8 @@ struct PairwiseLandscape {
     };
     auto draw = [&] {
       std::vector<std::uint32_t> c(sizes.size());
-      for (std::size_t k = 0; k < c.size(); ++k) c[k] = static_cast<std::uint32_t>(rng.uniform(sizes[k]));
+      for (std::size_t k = 0; k < c.size(); ++k)
+        c[k] = static_cast<std::uint32_t>(rng.uniform(sizes[k]));
       return c;
     };
     for (std::size_t i = 0; i < n; ++i) {
@@ -103,7 +104,8 @@ TEST(PairwiseBayesModel, BeyondMaxRowsConditionsOnTheBestHalf) {
   Rng rng(1);
   ASSERT_TRUE(m.fit(d.rows, d.y, rng).is_ok());
   // The best row is always conditioned on, so the draw is near its value.
-  const auto best = static_cast<std::size_t>(std::max_element(d.y.begin(), d.y.end()) - d.y.begin());
+  const auto best =
+      static_cast<std::size_t>(std::max_element(d.y.begin(), d.y.end()) - d.y.begin());
   const double lo = *std::min_element(d.y.begin(), d.y.end());
   EXPECT_NEAR(m.predict(d.rows[best]), d.y[best], 0.15 * (d.y[best] - lo));
   std::vector<double> p;

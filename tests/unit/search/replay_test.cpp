@@ -1,5 +1,8 @@
 // Replay tests: Kernel Tuner and T4 files load to the same data, the simulated runner answers and
-// charges recorded times, and the metrics (fraction of optimum, methodology) follow their definitions.
+// charges recorded times, and the metrics (fraction of optimum, methodology) follow their
+// definitions.
+#include "tunekit/search/replay.hpp"
+
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -7,7 +10,6 @@
 #include <filesystem>
 
 #include "../test_files.hpp"
-#include "tunekit/search/replay.hpp"
 
 namespace tunekit {
 namespace {
@@ -40,7 +42,10 @@ TEST(ReplayData, BadInputsNameTheFile) {
   auto missing = ReplayData::load("/nonexistent/cache.json.gz");
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.status().code(), StatusCode::kIoError);
-  auto bad = ReplayData::from_json(nlohmann::ordered_json::parse(R"({"tune_params": {"a": [1]}, "cache": {"2": {"a": 2, "time": 1.0}}})"), "x.json");
+  auto bad = ReplayData::from_json(
+      nlohmann::ordered_json::parse(
+          R"({"tune_params": {"a": [1]}, "cache": {"2": {"a": 2, "time": 1.0}}})"),
+      "x.json");
   ASSERT_FALSE(bad);
   EXPECT_EQ(bad.status().code(), StatusCode::kParseError);
   EXPECT_NE(bad.status().message().find("x.json"), std::string::npos);
@@ -359,8 +364,10 @@ ReplayData synthetic(std::vector<double> times_ms, double total_ms = 1000.0) {
   for (std::size_t i = 0; i < times_ms.size(); ++i) {
     nlohmann::ordered_json e;
     e["x"] = i;
-    if (times_ms[i] > 0) e["time"] = times_ms[i];
-    else e["time"] = "RuntimeFailedConfig";
+    if (times_ms[i] > 0)
+      e["time"] = times_ms[i];
+    else
+      e["time"] = "RuntimeFailedConfig";
     e["compile_time"] = total_ms;
     doc["cache"][std::to_string(i)] = e;
   }
@@ -385,7 +392,8 @@ TEST(Metrics, RandomBaselineAndBudget) {
   for (int i = 1; i <= 100; ++i) t.push_back(i);
   const ReplayData d = synthetic(t);
   // One draw: the middle of the distribution; many draws: the optimum.
-  EXPECT_DOUBLE_EQ(random_search_expected_ms(d, 1), 50.0);  // position round(101/2) = 50 from the worst
+  EXPECT_DOUBLE_EQ(random_search_expected_ms(d, 1),
+                   50.0);  // position round(101/2) = 50 from the worst
   EXPECT_DOUBLE_EQ(random_search_expected_ms(d, 1000000), 1.0);
   double prev = 1e9;
   for (std::uint64_t m = 1; m < 200; ++m) {
@@ -442,7 +450,8 @@ TEST(Simulate, RunsAreReproducibleAndIndependentOfThreads) {
 
 TEST(SharedData, Brute_forcedFilesMatchTheirReadme) {
   const std::string dir = TUNEKIT_SHARED_DATA_DIR "/tuning-caches/";
-  if (!std::filesystem::exists(dir + "convolution_milo_A100.json.gz")) GTEST_SKIP() << "no shared data";
+  if (!std::filesystem::exists(dir + "convolution_milo_A100.json.gz"))
+    GTEST_SKIP() << "no shared data";
   struct Want {
     const char* file;
     std::size_t entries, valid;

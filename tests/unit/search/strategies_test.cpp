@@ -1,5 +1,7 @@
 // Strategy tests on replayed data: every strategy proposes valid, unique configurations, is
 // reproducible from its seed, and the index-based ones exhaust constrained spaces exactly.
+#include "tunekit/search/strategies.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
@@ -7,7 +9,6 @@
 
 #include "tunekit/measure/simulated_runner.hpp"
 #include "tunekit/search/auto_strategy.hpp"
-#include "tunekit/search/strategies.hpp"
 #include "tunekit/search/tuner.hpp"
 
 namespace tunekit {
@@ -48,8 +49,9 @@ class EveryStrategy : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(EveryStrategy, ValidUniqueAndReproducible) {
   const auto& name = GetParam();
-  const nlohmann::json settings = name.starts_with("xgb") ? nlohmann::json{{"plan_size", 16}, {"sa_iterations", 50}}
-                                                          : nlohmann::json::object();
+  const nlohmann::json settings = name.starts_with("xgb")
+                                      ? nlohmann::json{{"plan_size", 16}, {"sa_iterations", 50}}
+                                      : nlohmann::json::object();
   const auto a = run(name, 7, 60, settings);
   const auto b = run(name, 7, 60, settings);
   ASSERT_EQ(a.size(), 60u);
@@ -63,7 +65,8 @@ TEST_P(EveryStrategy, ValidUniqueAndReproducible) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Search, EveryStrategy,
-                         ::testing::Values("grid", "random", "ga", "sa", "xgb", "xgb-rank", "auto"));
+                         ::testing::Values("grid", "random", "ga", "sa", "xgb", "xgb-rank",
+                                           "auto"));
 
 ConfigSpace constrained() {
   ConfigSpace s;
@@ -146,7 +149,8 @@ TEST(ModelBased, RefitsEveryPlanAndAnnealsPredictions) {
   sa.n_iter = 100;
   auto top = anneal_predictions(space, predict, 10, exclude, sa, points, rng);
   ASSERT_EQ(top.size(), 10u);
-  EXPECT_TRUE(std::is_sorted(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first; }));
+  EXPECT_TRUE(
+      std::is_sorted(top.begin(), top.end(), [](auto& a, auto& b) { return a.first > b.first; }));
   exclude.insert(top[0].second);
   auto again = anneal_predictions(space, predict, 10, exclude, sa, points, rng);
   for (const auto& [score, index] : again) EXPECT_NE(index, top[0].second);
@@ -166,7 +170,9 @@ TEST(ModelBased, TransferLearningFromAnotherSpace) {
   opt.measure.runner = std::make_shared<SimulatedRunner>(other_data);
   donor.tune(opt);
 
-  auto s = make_strategy("xgb", {{"plan_size", 16}, {"min_seed_records", 50}, {"sa_iterations", 50}}).value();
+  auto s =
+      make_strategy("xgb", {{"plan_size", 16}, {"min_seed_records", 50}, {"sa_iterations", 50}})
+          .value();
   Tuner tuner(replay_task(), std::move(s), 5);
   tuner.load_history(donor.trials());
   TuneOptions mine;
@@ -195,11 +201,12 @@ TEST(Auto, ModelsAgreeInQualityAndBadModelSettingsAreRefused) {
     ASSERT_EQ(a.size(), 120u) << model;
     EXPECT_EQ(std::set<std::uint64_t>(a.begin(), a.end()).size(), a.size()) << model;
     double best = 1e300;
-    for (auto i : a) best = std::min(best, fixture()->lookup(i)->ok() ? fixture()->lookup(i)->time_ms : 1e300);
+    for (auto i : a)
+      best = std::min(best, fixture()->lookup(i)->ok() ? fixture()->lookup(i)->time_ms : 1e300);
     EXPECT_LE(best, fixture()->optimum_ms() * 1.05) << model;
   }
   EXPECT_EQ(run("auto", 1, 40), run("auto", 1, 40, {{"model", "pairwise"}}));  // the default
-  EXPECT_EQ(run("auto", 1, 40), run("auto", 1, 40, {{"target", "rank"}}));  // its target
+  EXPECT_EQ(run("auto", 1, 40), run("auto", 1, 40, {{"target", "rank"}}));     // its target
   EXPECT_NE(run("auto", 1, 40), run("auto", 1, 40, {{"model", "gbt"}}));
   // Settings the model cannot train with are refused up front, not turned into random search.
   EXPECT_FALSE(make_strategy("auto", {{"model", "gbt"}, {"max_depth", 13}}));
@@ -252,22 +259,49 @@ TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
   EXPECT_EQ(error({{"bootstrap", 1}}), "auto: setting 'bootstrap' must be true or false");
   EXPECT_EQ(error({{"model", 3}}), "auto: setting 'model' must be pairwise, gbt, xgb or forest");
   EXPECT_EQ(error({{"trees", 1000000}}), "auto: setting 'trees' must be an integer in [1, 10000]");
-  EXPECT_EQ(error({{"pair_noise", 1e-9}}), "auto: setting 'pair_noise' must be a number in [1e-6, 1000000]");
+  EXPECT_EQ(error({{"pair_noise", 1e-9}}),
+            "auto: setting 'pair_noise' must be a number in [1e-6, 1000000]");
   // Each value out of range (or of the wrong type) is refused with its own key in the message.
   const std::vector<std::pair<std::string, nlohmann::json>> bad = {
-      {"feature_fraction", 1.01}, {"feature_fraction", 1.5},   {"feature_fraction", -1},
-      {"feature_fraction", 0},    {"good_fraction", -1},       {"good_fraction", 5},
-      {"good_fraction", 0},       {"shake_rate", 5},           {"jump_rate", -1},
-      {"epsilon", 1.5},           {"eta", 1e308},              {"eta", 0},
-      {"max_depth", 100000},      {"max_depth", 65},           {"max_depth", 0},
-      {"trees", 0},               {"trees", 10001},            {"ts_trees", 0},
-      {"ts_trees", 10001},        {"refresh_trees", 10001},    {"min_samples_leaf", 0},
-      {"min_samples_split", 1},   {"min_samples_split", 2000000}, {"initial", 0},
-      {"refit_divisor", 0},       {"rounds", 0},               {"min_child_weight", -1},
-      {"failure_penalty", 1e300}, {"pack_children", 2000000},  {"pair_noise_grid", {0.1, 2e6}},
-      {"pair_noise_grid", 0.1},   {"target", "median"},        {"acquisition", 1},
-      {"generator", true},        {"interactions", "false"},   {"pair_first_variance", -0.5},
-      {"design", "lhs"},          {"design_pool", 0},          {"design_pool", 10001},
+      {"feature_fraction", 1.01},
+      {"feature_fraction", 1.5},
+      {"feature_fraction", -1},
+      {"feature_fraction", 0},
+      {"good_fraction", -1},
+      {"good_fraction", 5},
+      {"good_fraction", 0},
+      {"shake_rate", 5},
+      {"jump_rate", -1},
+      {"epsilon", 1.5},
+      {"eta", 1e308},
+      {"eta", 0},
+      {"max_depth", 100000},
+      {"max_depth", 65},
+      {"max_depth", 0},
+      {"trees", 0},
+      {"trees", 10001},
+      {"ts_trees", 0},
+      {"ts_trees", 10001},
+      {"refresh_trees", 10001},
+      {"min_samples_leaf", 0},
+      {"min_samples_split", 1},
+      {"min_samples_split", 2000000},
+      {"initial", 0},
+      {"refit_divisor", 0},
+      {"rounds", 0},
+      {"min_child_weight", -1},
+      {"failure_penalty", 1e300},
+      {"pack_children", 2000000},
+      {"pair_noise_grid", {0.1, 2e6}},
+      {"pair_noise_grid", 0.1},
+      {"target", "median"},
+      {"acquisition", 1},
+      {"generator", true},
+      {"interactions", "false"},
+      {"pair_first_variance", -0.5},
+      {"design", "lhs"},
+      {"design_pool", 0},
+      {"design_pool", 10001},
   };
   for (const auto& [key, value] : bad) {
     const auto message = error({{key, value}});
@@ -283,20 +317,34 @@ TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
   EXPECT_EQ(error({{"generator", "pack"}, {"pack_size", 3}}),
             "auto: setting 'pack_size' must be at least 4 with generator pack");
   // The ends of every range are accepted.
-  for (const auto& [key, value] : std::vector<std::pair<std::string, nlohmann::json>>{
-           {"feature_fraction", 1},  {"good_fraction", 1}, {"shake_rate", 0},   {"jump_rate", 1},
-           {"epsilon", 0},           {"eta", 1},           {"max_depth", 64},   {"trees", 10000},
-           {"ts_trees", 10000},      {"refresh_trees", 0}, {"min_samples_leaf", 1},
-           {"min_samples_split", 2}, {"pair_noise_grid", {1e-6, 1e6}},           {"target", ""},
-           {"failure_penalty", 0},   {"pack_size", 0},     {"design", "random"},
-           {"design_pool", 1},       {"design_pool", 10000}}) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, nlohmann::json>>{{"feature_fraction", 1},
+                                                           {"good_fraction", 1},
+                                                           {"shake_rate", 0},
+                                                           {"jump_rate", 1},
+                                                           {"epsilon", 0},
+                                                           {"eta", 1},
+                                                           {"max_depth", 64},
+                                                           {"trees", 10000},
+                                                           {"ts_trees", 10000},
+                                                           {"refresh_trees", 0},
+                                                           {"min_samples_leaf", 1},
+                                                           {"min_samples_split", 2},
+                                                           {"pair_noise_grid", {1e-6, 1e6}},
+                                                           {"target", ""},
+                                                           {"failure_penalty", 0},
+                                                           {"pack_size", 0},
+                                                           {"design", "random"},
+                                                           {"design_pool", 1},
+                                                           {"design_pool", 10000}}) {
     EXPECT_EQ(error({{key, value}}), "") << key << " = " << value.dump();
   }
 }
 
 TEST(Auto, ForestRunsAtTheEndsOfItsRanges) {
-  const nlohmann::json settings = {{"model", "forest"}, {"feature_fraction", 1.0}, {"max_depth", 64},
-                                   {"min_samples_split", 2}, {"trees", 4}, {"ts_trees", 10000}};
+  const nlohmann::json settings = {{"model", "forest"}, {"feature_fraction", 1.0},
+                                   {"max_depth", 64},   {"min_samples_split", 2},
+                                   {"trees", 4},        {"ts_trees", 10000}};
   const auto a = run("auto", 3, 40, settings);
   ASSERT_EQ(a.size(), 40u);
   EXPECT_EQ(std::set<std::uint64_t>(a.begin(), a.end()).size(), a.size());
@@ -314,9 +362,12 @@ TEST(Registry, EveryStrategysSettingsAreCheckedWhenCreated) {
   EXPECT_EQ(error("grid", {{"begin", 3}, {"end", 1}}),
             "grid: setting 'end' (1) must be >= begin (3): the range is inclusive");
   EXPECT_EQ(error("grid", {{"begin", -3}}), "grid: setting 'begin' must be a non-negative integer");
-  EXPECT_EQ(error("random", {{"end", "10"}}), "random: setting 'end' must be a non-negative integer");
-  EXPECT_EQ(error("xgb", {{"plan_size", 0}}), "xgb: setting 'plan_size' must be an integer in [1, 100000]");
-  EXPECT_EQ(error("sa", {{"neighbour", "swap"}}), "sa: setting 'neighbour' must be hamming or adjacent");
+  EXPECT_EQ(error("random", {{"end", "10"}}),
+            "random: setting 'end' must be a non-negative integer");
+  EXPECT_EQ(error("xgb", {{"plan_size", 0}}),
+            "xgb: setting 'plan_size' must be an integer in [1, 100000]");
+  EXPECT_EQ(error("sa", {{"neighbour", "swap"}}),
+            "sa: setting 'neighbour' must be hamming or adjacent");
   const std::vector<std::tuple<std::string, std::string, nlohmann::json>> bad = {
       {"grid", "end", -1},
       {"random", "begin", 1.5},

@@ -1,5 +1,7 @@
 // Tuner tests: AutoTVM loop semantics (trial count, batching, early stopping, strict best,
 // error counting and warning), the measurement cache, time budgets and the progress bar.
+#include "tunekit/search/tuner.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include <sstream>
 
 #include "tunekit/core/log.hpp"
-#include "tunekit/search/tuner.hpp"
 
 namespace tunekit {
 namespace {
@@ -17,8 +18,10 @@ namespace {
 /// Runner with a cost per index (seconds; <= 0 means the configuration fails) and a fake clock.
 class TableRunner : public Runner {
  public:
-  explicit TableRunner(std::vector<double> cost_s, int n_parallel = 1) : cost_s_(std::move(cost_s)), n_parallel_(n_parallel) {}
-  std::vector<MeasureResult> run(std::span<const MeasureInput> inputs, std::span<const BuildResult>) override {
+  explicit TableRunner(std::vector<double> cost_s, int n_parallel = 1)
+      : cost_s_(std::move(cost_s)), n_parallel_(n_parallel) {}
+  std::vector<MeasureResult> run(std::span<const MeasureInput> inputs,
+                                 std::span<const BuildResult>) override {
     std::vector<MeasureResult> out;
     for (const auto& in : inputs) {
       ++calls;
@@ -48,7 +51,8 @@ class TableRunner : public Runner {
 /// Strategy replaying a fixed list of index batches.
 class ScriptStrategy : public SearchStrategy {
  public:
-  explicit ScriptStrategy(std::vector<std::vector<std::uint64_t>> batches) : batches_(std::move(batches)) {}
+  explicit ScriptStrategy(std::vector<std::vector<std::uint64_t>> batches)
+      : batches_(std::move(batches)) {}
   std::string name() const override { return "script"; }
   Status initialize(const ConfigSpace& space, std::uint64_t) override {
     space_ = &space;
@@ -84,7 +88,8 @@ std::shared_ptr<Task> task_of(std::size_t n) {
 TEST(Tuner, CacheServesRepeatsAndTrialsCountUniqueConfigs) {
   auto task = task_of(10);
   auto runner = std::make_shared<TableRunner>(std::vector<double>{5, 4, 3, 2, 1, 1, 1, 1, 1, 1});
-  auto script = std::make_unique<ScriptStrategy>(std::vector<std::vector<std::uint64_t>>{{0, 0, 1}, {0, 2}, {3}});
+  auto script = std::make_unique<ScriptStrategy>(
+      std::vector<std::vector<std::uint64_t>>{{0, 0, 1}, {0, 2}, {3}});
   auto* s = script.get();
   Tuner tuner(task, std::move(script));
   TuneOptions opt;
@@ -161,7 +166,8 @@ TEST(Tuner, FailuresAreResultsAndTheErrorWarningFiresOnce) {
 class RawCostRunner : public Runner {
  public:
   explicit RawCostRunner(std::vector<double> cost_s) : cost_s_(std::move(cost_s)) {}
-  std::vector<MeasureResult> run(std::span<const MeasureInput> inputs, std::span<const BuildResult>) override {
+  std::vector<MeasureResult> run(std::span<const MeasureInput> inputs,
+                                 std::span<const BuildResult>) override {
     std::vector<MeasureResult> out;
     for (const auto& in : inputs) {
       MeasureResult r;
@@ -181,7 +187,8 @@ TEST(MeasureBatch, ZeroNegativeOrNonFiniteCostsOfASuccessBecomeFailures) {
   MeasureOptions options;
   options.runner = std::make_shared<RawCostRunner>(cost);
   std::vector<MeasureInput> inputs;
-  for (std::uint64_t i = 0; i < cost.size(); ++i) inputs.push_back({task, task->space->config_at(i)});
+  for (std::uint64_t i = 0; i < cost.size(); ++i)
+    inputs.push_back({task, task->space->config_at(i)});
   const auto results = measure_batch(options, inputs);
   ASSERT_EQ(results.size(), cost.size());
   for (std::size_t i = 0; i < 4; ++i) {
@@ -257,7 +264,9 @@ TEST(ProgressBar, AutoTvmFormat) {
   char buf[512];
   while (std::fgets(buf, sizeof buf, f)) text += buf;
   std::fclose(f);
-  EXPECT_NE(text.find("\r[Task  1/1]  Current/Best:    4.00/   4.00 GFLOPS | Progress: (8/8) | "), std::string::npos) << text;
+  EXPECT_NE(text.find("\r[Task  1/1]  Current/Best:    4.00/   4.00 GFLOPS | Progress: (8/8) | "),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find(" s Done.\n"), std::string::npos) << text;
 }
 

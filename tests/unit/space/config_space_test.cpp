@@ -158,7 +158,8 @@ TEST(ConfigSpace, MixedRadixVectors) {
   ASSERT_TRUE(b.define_range("b", 0, 4));
   ASSERT_TRUE(b.define_range("c", 0, 2));
   EXPECT_EQ(b.index_to_knobs(17), (KnobVector{2, 1, 1}));
-  for (std::uint64_t i = 0; i < b.range_length(); ++i) EXPECT_EQ(b.knobs_to_index(b.index_to_knobs(i)), i);
+  for (std::uint64_t i = 0; i < b.range_length(); ++i)
+    EXPECT_EQ(b.knobs_to_index(b.index_to_knobs(i)), i);
 
   ConfigSpace c;
   SplitOptions o;
@@ -179,12 +180,11 @@ ConfigSpace gemm128() {
   o.num_outputs = 2;
   EXPECT_TRUE(s.define_split("tile_x", 128, o));
   EXPECT_TRUE(s.define_split("tile_y", 128, o));
-  EXPECT_TRUE(s.add_constraint("32 <= x.size[1]*y.size[1] < 1024", {"tile_x", "tile_y"},
-                               [](const ConfigView& v) {
-                                 const auto p = v["tile_x"][1].get<std::int64_t>() *
-                                                v["tile_y"][1].get<std::int64_t>();
-                                 return 32 <= p && p < 1024;
-                               }));
+  EXPECT_TRUE(s.add_constraint(
+      "32 <= x.size[1]*y.size[1] < 1024", {"tile_x", "tile_y"}, [](const ConfigView& v) {
+        const auto p = v["tile_x"][1].get<std::int64_t>() * v["tile_y"][1].get<std::int64_t>();
+        return 32 <= p && p < 1024;
+      }));
   return s;
 }
 
@@ -240,7 +240,8 @@ TEST(ConfigSpace, RandomValidIndexExcludes) {
     ASSERT_TRUE(x);
     EXPECT_TRUE(seen.insert(*x).second);
   }
-  EXPECT_FALSE(s.random_valid_index(rng, 0, 64, [&](std::uint64_t j) { return seen.count(j) > 0; }, 1000));
+  EXPECT_FALSE(s.random_valid_index(
+      rng, 0, 64, [&](std::uint64_t j) { return seen.count(j) > 0; }, 1000));
 }
 
 TEST(ConfigSpace, NeighboursAndRandomWalk) {
@@ -362,7 +363,8 @@ TEST(ConfigSpace, HugeSparseSpaceIsUsable) {
     name += std::to_string(k);
     ASSERT_TRUE(s.define_range(name, 0, 10));
   }
-  ASSERT_TRUE(s.add_restriction("(k0*10 + k1 + k5*7 + k11*3) % 100 == 0 or (k2 + 10*k3) % 100 == 42"));
+  ASSERT_TRUE(
+      s.add_restriction("(k0*10 + k1 + k5*7 + k11*3) % 100 == 0 or (k2 + 10*k3) % 100 == 42"));
   EXPECT_EQ(s.range_length(), 1'000'000'000'000ULL);
   Rng rng(11);
   const auto t0 = std::chrono::steady_clock::now();
@@ -373,7 +375,8 @@ TEST(ConfigSpace, HugeSparseSpaceIsUsable) {
     auto n = s.neighbours(*c);
     ASSERT_FALSE(n.empty());
   }
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(ms, 2000.0);  // ~microseconds each (see bench/search_space_bench.cpp)
 }
 

@@ -1,9 +1,10 @@
 // Expression evaluator and JSON space spec tests: Python semantics of Kernel Tuner restrictions.
 // The benchmark_hub restrictions of the replay data are evaluated on known points.
 #include "tunekit/space/expression.hpp"
-#include "tunekit/space/space_spec.hpp"
 
 #include <gtest/gtest.h>
+
+#include "tunekit/space/space_spec.hpp"
 
 namespace tunekit {
 namespace {
@@ -82,8 +83,9 @@ TEST(Expression, ErrorsAreValues) {
 
 TEST(Expression, WhatRaisesInPythonRejectsThePoint) {
   // 0 ** -1 raises ZeroDivisionError, (-8) ** 0.5 is complex, int(inf) raises OverflowError.
-  for (const char* text : {"x ** -1 > 0", "pow(x, -2) > 0", "(x - 8) ** 0.5 < 1", "int(1 / (x + 1e-320) * 1e300) > 0",
-                           "round(1e308 * 10 + x) > 0", "floor(1e308 * 10) > 0", "ceil(-1e308 * 10) < 0"}) {
+  for (const char* text :
+       {"x ** -1 > 0", "pow(x, -2) > 0", "(x - 8) ** 0.5 < 1", "int(1 / (x + 1e-320) * 1e300) > 0",
+        "round(1e308 * 10 + x) > 0", "floor(1e308 * 10) > 0", "ceil(-1e308 * 10) < 0"}) {
     auto e = Expression::parse(text);
     ASSERT_TRUE(e) << text;
     EXPECT_FALSE(e->test(std::vector<ExprValue>{ExprValue::of(0.0)})) << text;
@@ -245,8 +247,8 @@ TEST(SpaceSpec, ListFormKernelTunerKeysAndErrors) {
   EXPECT_EQ(kt->knob(0).name, "b");
   EXPECT_FALSE(space_from_spec(nlohmann::ordered_json::parse(R"({"parameters": {"a": []}})")));
   EXPECT_FALSE(space_from_spec(nlohmann::ordered_json::parse(R"({"params": {}})")));
-  auto unknown = space_from_spec(nlohmann::ordered_json::parse(
-      R"({"parameters": {"a": [1]}, "restrictions": ["b > 1"]})"));
+  auto unknown = space_from_spec(
+      nlohmann::ordered_json::parse(R"({"parameters": {"a": [1]}, "restrictions": ["b > 1"]})"));
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
   EXPECT_FALSE(load_space_spec("/nonexistent/spec.json"));

@@ -199,7 +199,8 @@ TEST_F(ContextTest, DeviceOrdinalInsertion) {
   EXPECT_EQ(insert_device_ordinal("results", 1), "results1");
   EXPECT_EQ(insert_device_ordinal("a.b.csv", 2), "a.b2.csv");
   EXPECT_EQ(insert_device_ordinal("out.d/results", 3), "out.d/results3");
-  EXPECT_EQ(insert_device_ordinal_before_extension("tunekit_untuned.csv", 0), "tunekit_untuned0.csv");
+  EXPECT_EQ(insert_device_ordinal_before_extension("tunekit_untuned.csv", 0),
+            "tunekit_untuned0.csv");
   EXPECT_EQ(insert_device_ordinal_before_extension("un_%d.csv", 1), "un_%d1.csv");
   EXPECT_EQ(insert_device_ordinal_before_extension("untuned", 2), "untuned2");
 
@@ -244,9 +245,7 @@ TEST_F(ContextTest, VerboseSetterValidatesLevel) {
   ctx.set_verbose(0);
 }
 
-TEST_F(ContextTest, ProcessContextIsASingleton) {
-  EXPECT_EQ(&tuning_context(), &tuning_context());
-}
+TEST_F(ContextTest, ProcessContextIsASingleton) { EXPECT_EQ(&tuning_context(), &tuning_context()); }
 
 TEST(Tolerance, PerDtypeDefaultsScaleWithAccumulationLength) {
   EXPECT_EQ(dtype_tolerance("double"), (Tolerance{1e-10, 1e-10}));

@@ -60,7 +60,8 @@ struct AddParams {
   std::size_t output_bytes() const { return static_cast<std::size_t>(n) * sizeof(float); }
   std::size_t input_bytes() const { return 2 * static_cast<std::size_t>(n) * sizeof(float); }
   std::vector<measure::MemoryRange> operand_ranges() const {
-    return {{a, static_cast<std::size_t>(n) * 4}, {b, static_cast<std::size_t>(n) * 4},
+    return {{a, static_cast<std::size_t>(n) * 4},
+            {b, static_cast<std::size_t>(n) * 4},
             {c, static_cast<std::size_t>(n) * 4}};
   }
   Status compare_output(const AddParams& reference, double atol, double rtol) const {
@@ -79,9 +80,7 @@ struct AddParams {
   std::string dynamic_signature() const {
     return dynamic_n ? "n_*_t_" + std::to_string(tag) : signature();
   }
-  std::string blas_signature() const {
-    return "- { function: add, N: " + std::to_string(n) + " }";
-  }
+  std::string blas_signature() const { return "- { function: add, N: " + std::to_string(n) + " }"; }
 };
 
 /// Operand copies for AddParams.
@@ -128,8 +127,10 @@ class AddWorkspace {
 /// Owns the operands of one problem.
 struct AddProblem {
   explicit AddProblem(std::int64_t n, int tag = 0)
-      : a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n)),
-        c(static_cast<std::size_t>(n), 0.0f), tag_(tag) {
+      : a(static_cast<std::size_t>(n)),
+        b(static_cast<std::size_t>(n)),
+        c(static_cast<std::size_t>(n), 0.0f),
+        tag_(tag) {
     for (std::size_t i = 0; i < a.size(); ++i) {
       a[i] = static_cast<float>(i % 17) * 0.25f;
       b[i] = 1.0f - static_cast<float>(i % 5) * 0.125f;
@@ -183,7 +184,9 @@ class FakeCandidate : public Candidate<AddParams> {
  public:
   FakeCandidate(std::string name, std::string library, double spin_us,
                 Behaviour behaviour = Behaviour::kCorrect)
-      : name_(std::move(name)), library_(std::move(library)), spin_us_(spin_us),
+      : name_(std::move(name)),
+        library_(std::move(library)),
+        spin_us_(spin_us),
         behaviour_(behaviour) {}
 
   const std::string& name() const override { return name_; }
@@ -257,7 +260,8 @@ struct CandidateSet {
   std::vector<FakeCandidate*> fakes;
   FakeCandidate* add(std::string name, std::string library, double spin_us,
                      Behaviour behaviour = Behaviour::kCorrect) {
-    auto c = std::make_unique<FakeCandidate>(std::move(name), std::move(library), spin_us, behaviour);
+    auto c =
+        std::make_unique<FakeCandidate>(std::move(name), std::move(library), spin_us, behaviour);
     fakes.push_back(c.get());
     list.push_back(std::move(c));
     return fakes.back();

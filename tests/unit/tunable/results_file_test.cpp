@@ -30,7 +30,8 @@ TEST(ResultsFormat, TimeUsesDefaultOstreamFormatting) {
 TEST(ResultsFormat, LinesRoundTrip) {
   const ResultLine line{"GemmTunableOp_float_NT", "nt_25088_4096_64", "Gemm_Hipblaslt_1219", 1.262,
                         ""};
-  EXPECT_EQ(format_result_line(line), "GemmTunableOp_float_NT,nt_25088_4096_64,Gemm_Hipblaslt_1219,1.262");
+  EXPECT_EQ(format_result_line(line),
+            "GemmTunableOp_float_NT,nt_25088_4096_64,Gemm_Hipblaslt_1219,1.262");
   EXPECT_EQ(format_validator_line("TUNEKIT_VERSION", "0.1.0"), "Validator,TUNEKIT_VERSION,0.1.0");
 }
 
@@ -39,10 +40,12 @@ TEST(ResultsParse, ReadsRealUpstreamLinesWithCrlfBlankLinesAndBlasParams) {
       "Validator,PT_VERSION,2.9.1\r\n"
       "Validator,HIP_VERSION,603\r\n"
       "\r\n"
-      "GemmTunableOp_BFloat16_TN,tn_8192_1_4096_ld_4096_4096_8192,Gemm_Rocblas_621284994,0.0196817\r\n"
+      "GemmTunableOp_BFloat16_TN,tn_8192_1_4096_ld_4096_4096_8192,Gemm_Rocblas_621284994,0."
+      "0196817\r\n"
       "GemmTunableOp_float_NT,nt_4096_4096_64,Gemm_Rocblas_-61\n"
       "\n"
-      "GemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8,Default,0.01,BLAS_PARAMS: - { function: matmul, M: 8, "
+      "GemmTunableOp_float_NN,nn_8_8_8_ld_8_8_8,Default,0.01,BLAS_PARAMS: - { function: matmul, M: "
+      "8, "
       "N: 8 }\n";
   auto parsed = parse_results(text, "seed.csv");
   ASSERT_TRUE(parsed.has_value()) << parsed.status().to_string();

@@ -1,5 +1,6 @@
 // Unit tests for results files through TuningContext: byte-identical dumps, appends, validator
-// rejection (whole file, untouched, never appended), malformed files, merges and the lock-free table.
+// rejection (whole file, untouched, never appended), malformed files, merges and the lock-free
+// table.
 #include "tunekit/tunable/results_manager.hpp"
 
 #include <gtest/gtest.h>
@@ -48,8 +49,11 @@ class ResultsTest : public ::testing::Test {
 };
 
 TEST_F(ResultsTest, WriteFileIsByteIdenticalForTheSameState) {
-  ASSERT_TRUE(ctx_->add_result({"GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8", "Default", 0.01, ""}).value());
-  ASSERT_TRUE(ctx_->add_result({"GemmTunableOp_float_NT", "nt_4_4_4_ld_4_4_4", "blis[arch=skx]", 1.262, ""}).value());
+  ASSERT_TRUE(ctx_->add_result({"GemmTunableOp_float_NN", "nn_8_8_8_ld_8_8_8", "Default", 0.01, ""})
+                  .value());
+  ASSERT_TRUE(
+      ctx_->add_result({"GemmTunableOp_float_NT", "nt_4_4_4_ld_4_4_4", "blis[arch=skx]", 1.262, ""})
+          .value());
   ASSERT_TRUE(ctx_->add_result({"AddTunableOp_float", "n_3_t_0", "fast", 0.0240676, ""}).value());
   const std::string appended = slurp(ctx_->filename());
 
@@ -99,7 +103,8 @@ TEST_F(ResultsTest, AppendsOneLinePerNewResultWithHeaderOnlyOnce) {
   ctx.ensure_results_loaded();
   ASSERT_EQ(ctx.get_results().size(), 1u);
   ASSERT_TRUE(ctx.add_result({"Op", "new", "Default", 0.25, ""}).value());
-  EXPECT_EQ(result_lines_of(seeded), (std::vector<std::string>{"Op,seed,Default,0.5", "Op,new,Default,0.25"}));
+  EXPECT_EQ(result_lines_of(seeded),
+            (std::vector<std::string>{"Op,seed,Default,0.5", "Op,new,Default,0.25"}));
 }
 
 TEST_F(ResultsTest, ValidatorMismatchRejectsWholeFileLeavesItUntouchedAndNeverAppends) {
@@ -235,7 +240,8 @@ TEST_F(ResultsTest, CrlfFileWithBlasParamsLoads) {
   }
   {
     std::ofstream out(path, std::ios::binary);
-    out << crlf << "\r\nOp,p1,Default,0.5,BLAS_PARAMS: - { function: add, N: 8 }\r\nOp,p2,Default\r\n";
+    out << crlf
+        << "\r\nOp,p1,Default,0.5,BLAS_PARAMS: - { function: add, N: 8 }\r\nOp,p2,Default\r\n";
   }
   ASSERT_TRUE(ctx_->read_file(path).is_ok());
   EXPECT_EQ(ctx_->get_results().size(), 2u);
@@ -263,18 +269,21 @@ TEST(ResultTable, InsertReplaceGrowAndConcurrentReaders) {
         for (int k = 0; k < 2000; k += 7) {
           const auto* e = table.find(k);
           if (e != nullptr && e->key != k) bad.fetch_add(1);
-          if (e != nullptr && k > 1 && e->candidate != static_cast<std::uint32_t>(k * 2)) bad.fetch_add(1);
+          if (e != nullptr && k > 1 && e->candidate != static_cast<std::uint32_t>(k * 2))
+            bad.fetch_add(1);
         }
       }
     });
   }
-  for (int k = 2; k < 2000; ++k) table.publish({k, static_cast<std::uint32_t>(k * 2), CachedKind::kResult, 0});
+  for (int k = 2; k < 2000; ++k)
+    table.publish({k, static_cast<std::uint32_t>(k * 2), CachedKind::kResult, 0});
   stop.store(true);
   for (auto& t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
   EXPECT_EQ(table.size(), 1999u);
   EXPECT_GE(table.capacity(), 2u * table.size());
-  for (int k = 2; k < 2000; ++k) ASSERT_EQ(table.find(k)->candidate, static_cast<std::uint32_t>(k * 2));
+  for (int k = 2; k < 2000; ++k)
+    ASSERT_EQ(table.find(k)->candidate, static_cast<std::uint32_t>(k * 2));
 }
 
 }  // namespace

@@ -127,7 +127,8 @@ TEST_F(TunableOpTest, SixCallsWithOneRepeatAddFourEntriesThenTuningOffAddsNone) 
   TunableOp<AddParams> op(std::move(set.list), *ctx_);
   std::vector<AddProblem> problems;
   for (int tag : {1, 2, 3, 4}) problems.emplace_back(16, tag);
-  for (int i : {0, 1, 2, 3, 1, 1}) ASSERT_TRUE(op(problems[static_cast<std::size_t>(i)].params()).is_ok());
+  for (int i : {0, 1, 2, 3, 1, 1})
+    ASSERT_TRUE(op(problems[static_cast<std::size_t>(i)].params()).is_ok());
   EXPECT_EQ(result_count(), 4u);
   EXPECT_EQ(result_lines_of(ctx_->filename()).size(), 4u);
 
@@ -503,7 +504,8 @@ TEST_F(TunableOpTest, ConcurrentHitsAndMissesFromThreads) {
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 3000; ++i) {
-        AddProblem& p = problems[static_cast<std::size_t>(t)][static_cast<std::size_t>((i + t) % kKeys)];
+        AddProblem& p =
+            problems[static_cast<std::size_t>(t)][static_cast<std::size_t>((i + t) % kKeys)];
         if (!op(p.params()).is_ok()) failures.fetch_add(1);
       }
     });
@@ -624,7 +626,6 @@ TEST_F(TunableOpTest, ProcessContextWorksEndToEnd) {
   ASSERT_TRUE(ctx.reset().is_ok());
 }
 
-
 TEST_F(TunableOpTest, ManySmallProblemsAreCorrectAtOneMsOneIteration) {
   ctx_->set_max_tuning_duration_ms(1);
   ctx_->set_max_tuning_iterations(1);
@@ -689,7 +690,8 @@ TEST_F(TunableOpTest, BlasLogSuffixIsWrittenAndIgnoredOnRead) {
   ASSERT_TRUE(op(problem.params()).is_ok());
   const auto lines = result_lines_of(ctx_->filename());
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "AddTunableOp_float,n_8_t_0,Default,0.002,BLAS_PARAMS: - { function: add, N: 8 }");
+  EXPECT_EQ(lines[0],
+            "AddTunableOp_float,n_8_t_0,Default,0.002,BLAS_PARAMS: - { function: add, N: 8 }");
 
   TuningContext fresh;
   fresh.set_filename(ctx_->filename());
