@@ -68,11 +68,11 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
   out.winner = report.winner_report()->name;
   out.time_ms = report.winner_time_ms;
   if (const CandidateReport* d = report.default_report(); d != nullptr && d->measured()) {
-    out.default_ms = d->stats.mean_ms;
+    out.default_ms = d->score_ms;
   }
   if (const CandidateReport* r = report.runner_up(); r != nullptr) {
     out.runner_up = r->name;
-    out.runner_up_ms = r->stats.mean_ms;
+    out.runner_up_ms = r->score_ms;
   }
   out.note = report.persisted ? "tuned" : "tuned (not saved)";
   (void)fill_result();

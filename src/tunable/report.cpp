@@ -49,10 +49,10 @@ const CandidateReport* TuneReport::runner_up() const noexcept {
 double TuneReport::speedup_over_default() const noexcept {
   const CandidateReport* w = winner_report();
   const CandidateReport* d = default_report();
-  if (w == nullptr || d == nullptr || !d->measured() || !(w->stats.mean_ms > 0.0)) {
+  if (w == nullptr || d == nullptr || !d->measured() || !(w->score_ms > 0.0)) {
     return std::numeric_limits<double>::quiet_NaN();
   }
-  return d->stats.mean_ms / w->stats.mean_ms;
+  return d->score_ms / w->score_ms;
 }
 
 std::string format_report(const TuneReport& report) {
@@ -60,29 +60,30 @@ std::string format_report(const TuneReport& report) {
   std::size_t width = 8;
   for (const CandidateReport& c : report.candidates) width = std::max(width, c.name.size());
   out += fmt::format("  {:<{}}  {:<16} {:>10} {:>10} {:>10} {:>9} {:>10} {:>6}  {}\n", "candidate",
-                     width, "outcome", "mean_ms", "min_ms", "max_ms", "stddev", "median_i", "calls",
+                     width, "outcome", "mean_ms", "min_ms", "max_ms", "stddev", "score_ms", "calls",
                      "note");
   for (const CandidateReport& c : report.candidates) {
     const bool timed = c.stats.count > 0;
     auto num = [&](double v) { return timed ? fmt::format("{:.6g}", v) : std::string("-"); };
-    const std::string median_i = c.finalist && !std::isnan(c.interleaved_median_ms)
-                                     ? fmt::format("{:.6g}", c.interleaved_median_ms)
-                                     : std::string("-");
+    // The ranked value: the interleaved median of a finalist ('i' after it), else the mean.
+    const std::string score = !c.measured() || std::isnan(c.score_ms)
+                                  ? std::string("-")
+                                  : fmt::format("{:.6g}{}", c.score_ms, c.finalist ? "i" : "");
     std::string note = c.reason;
     if (report.winner && *report.winner == c.index)
       note = note.empty() ? "winner" : "winner; " + note;
     out += fmt::format("  {:<{}}  {:<16} {:>10} {:>10} {:>10} {:>9} {:>10} {:>6}  {}\n", c.name,
                        width, to_string(c.outcome), num(c.stats.mean_ms), num(c.stats.min_ms),
-                       num(c.stats.max_ms), num(c.stats.stddev_ms), median_i, c.stats.count, note);
+                       num(c.stats.max_ms), num(c.stats.stddev_ms), score, c.stats.count, note);
   }
   if (const CandidateReport* w = report.winner_report()) {
     out += fmt::format("  winner {} {} ms", w->name, fmt::format("{:.6g}", report.winner_time_ms));
     if (const CandidateReport* d = report.default_report(); d != nullptr && d->measured()) {
-      out += fmt::format("; Default {:.6g} ms; speed-up {:.3f}x", d->stats.mean_ms,
+      out += fmt::format("; Default {:.6g} ms; speed-up {:.3f}x", d->score_ms,
                          report.speedup_over_default());
     }
     if (const CandidateReport* r = report.runner_up()) {
-      out += fmt::format("; runner-up {} {:.6g} ms", r->name, r->stats.mean_ms);
+      out += fmt::format("; runner-up {} {:.6g} ms", r->name, r->score_ms);
     }
     out += '\n';
   } else {

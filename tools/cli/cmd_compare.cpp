@@ -1,20 +1,21 @@
 // `tunekit compare`: re-times, interleaved in one run, Default, every candidate alone and the
 // tuned dispatch (tunekit::gemm's hit path) on each problem of a file, and prints the ratios.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
+#include "compare_problem.hpp"
 #include "table.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/stats.hpp"
-#include "tunekit/measure/cache_flush.hpp"
-#include "tunekit/measure/timing.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
 #include "tunekit/ops/threading.hpp"
 #include "tuning_setup.hpp"
@@ -25,21 +26,100 @@ namespace {
 struct CompareArgs {
   std::string file;
   TuneFlags flags;
-  int repeats = 5;
-  int head_to_head = 10;
-  double sample_ms = 20.0;
+  CompareOptions options;
   bool all = false;
 };
 
-constexpr int kTuned = -1;
+/// The workload-wide figures, gathered problem by problem.
+class WorkloadSummary {
+ public:
+  void add(const std::string& label, const ProblemComparison& pc) {
+    ++problems_;
+    tuned_over_best_.push_back(pc.tuned_over_best);
+    if (pc.tuned_over_best > worst_) {
+      worst_ = pc.tuned_over_best;
+      worst_problem_ = label;
+    }
+    const Contender& tuned = pc.tuned();
+    if (const Contender* d = pc.default_contender(); d != nullptr && d->median_ms > 0) {
+      speedups_.push_back(d->median_ms / tuned.median_ms);
+    }
+    for (const Contender& c : pc.contenders) {
+      if (c.index == Contender::kTuned || !(c.repeats_median_ms > 0)) continue;
+      fixed_ratios_[c.name].push_back(c.repeats_median_ms / tuned.repeats_median_ms);
+    }
+  }
 
-struct Contender {
-  int index = 0;  // candidate index, or kTuned
-  std::string name;
-  int calls = 1;
-  std::vector<double> samples;  // per repeat: median per-call ms
-  double median_ms = NAN;
+  bool empty() const { return problems_ == 0; }
+
+  void print() const {
+    const double gm = geometric_mean(tuned_over_best_);
+    std::printf("tuned / best single: geometric mean %.4f, worst %.4f (%s)\n", gm, worst_,
+                worst_problem_.c_str());
+    std::printf("speed-up of tuned over Default: geometric mean %.3fx\n",
+                speedups_.empty() ? NAN : geometric_mean(speedups_));
+    print_best_fixed();
+    std::printf("within 5%% of the best on every problem: %s; within 2%% in geometric mean: %s\n",
+                worst_ <= 1.05 ? "yes" : "no", gm <= 1.02 ? "yes" : "no");
+  }
+
+ private:
+  /// The one candidate that, used for every problem, comes closest to the tuned dispatch:
+  /// the geometric mean over the problems of its time / the tuned time (interleaved repeats).
+  /// Only candidates that ran every problem qualify.
+  void print_best_fixed() const {
+    std::string best;
+    double best_gm = NAN;
+    std::vector<std::string> partial;
+    for (const auto& [name, ratios] : fixed_ratios_) {
+      if (ratios.size() != problems_) {
+        partial.push_back(name);
+        continue;
+      }
+      const double gm = geometric_mean(ratios);
+      if (best.empty() || gm < best_gm) {
+        best = name;
+        best_gm = gm;
+      }
+    }
+    if (best.empty()) {
+      std::printf("best fixed library: none ran all %zu problems\n", problems_);
+      return;
+    }
+    std::printf(
+        "best fixed library: %s everywhere takes %.3fx the tuned dispatch's time (geometric mean "
+        "over %zu problems)%s\n",
+        best.c_str(), best_gm, problems_,
+        partial.empty() ? ""
+                        : fmt::format("; not ranked, as they cannot run every problem: {}",
+                                      fmt::join(partial, ", "))
+                              .c_str());
+  }
+
+  std::size_t problems_ = 0;
+  std::vector<double> tuned_over_best_, speedups_;
+  double worst_ = 0;
+  std::string worst_problem_;
+  std::map<std::string, std::vector<double>> fixed_ratios_;
 };
+
+void add_rows(Table& table, Table& detail, const std::string& label, const ops::GemmParams& shape,
+              const std::string& solution, const ProblemComparison& pc, bool all) {
+  const Contender& tuned = pc.tuned();
+  const Contender& best = pc.contenders[*pc.best];
+  const Contender* d = pc.default_contender();
+  const double speedup = d != nullptr ? d->median_ms / tuned.median_ms : NAN;
+  table.add_row({label, d != nullptr ? format_number(d->median_ms) : "-", best.name,
+                 format_number(best.median_ms), solution, format_number(tuned.median_ms),
+                 fmt::format("{:.3f}", pc.tuned_over_best),
+                 std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "-"});
+  if (!all) return;
+  for (const Contender& c : pc.contenders) {
+    detail.add_row({label, c.name, format_number(c.median_ms),
+                    format_number(gflops(shape.flops(), c.median_ms)),
+                    fmt::format("{:.3f}", c.median_ms / best.median_ms)});
+  }
+}
 
 void run_compare(const CompareArgs& args) {
   ops::GemmProblemSet set;
@@ -51,148 +131,41 @@ void run_compare(const CompareArgs& args) {
   ctx.enable_tuning(false);  // dispatch must hit stored results, never tune here
   ctx.enable_record_untuned(false);
   GemmTunableOp& op = gemm_op();
-  const auto& cands = op.candidates();
-  const bool flush = ctx.is_cache_flush_enabled();
+  CompareOptions options = args.options;
+  options.flush = ctx.is_cache_flush_enabled();
+  options.rotating_bytes = ctx.rotating_buffer_size();
 
   Table table({"problem", "Default ms", "best single", "best ms", "tuned", "tuned ms", "tuned/best",
                "speed-up"},
               {false, true, false, true, false, true, true, true});
   Table detail({"problem", "contender", "median ms", "GFLOP/s", "vs best"},
                {false, false, true, true, true});
-  std::vector<double> tuned_over_best, speedups;
+  WorkloadSummary summary;
   std::set<std::string> compared;
-  double worst = 0;
-  std::string worst_problem;
   const std::int64_t start = now_ns();
   for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
     const auto& prob = set.problems[pi];
     const ops::GemmParams& shape = prob.params;
-    auto stored = ctx.results_manager().lookup(shape.op_signature(), shape.signature());
     const std::string label = prob.op_signature + "," + prob.params_signature;
     progress(pi, set.problems.size(), label);
-    // The same problem written twice (e.g. with and without its leading dimensions) is one problem.
+    // The same problem written twice (e.g. with and without its leading dimensions) is one.
     if (!compared.insert(shape.op_signature() + "," + shape.signature()).second) continue;
+    auto stored = ctx.results_manager().lookup(shape.op_signature(), shape.signature());
     if (!stored) {
       table.add_row({label, "-", "-", "-", "not tuned", "-", "-", "-"});
       continue;
     }
-    const std::size_t copies = std::min<std::size_t>(
-        64, measure::rotating_copies(ctx.rotating_buffer_size(), shape.c_bytes(),
-                                     shape.a_bytes() + shape.b_bytes() + shape.bias_bytes()));
-    auto ws = ops::GemmWorkspace::create(shape, copies, true, 7);
-    if (!ws) throw CommandFailure{kExitFailure, ws.status().message()};
-    std::vector<Contender> contenders;
-    for (std::size_t i = 0; i < cands.size(); ++i) {
-      const ops::GemmParams p0 = (*ws)->bind(0);
-      if (!cands[i]->supports(p0).is_ok()) continue;
-      if (!ctx.is_library_enabled(cands[i]->library()) && i != 0) continue;
-      if (!cands[i]->prepare(p0).is_ok()) continue;
-      Contender c;
-      c.index = static_cast<int>(i);
-      c.name = cands[i]->name();
-      contenders.push_back(std::move(c));
-    }
-    Contender tuned_c;
-    tuned_c.index = kTuned;
-    tuned_c.name = "tuned (" + stored->solution + ")";
-    contenders.push_back(std::move(tuned_c));
-    std::size_t rot = 0;
-    auto call = [&](const Contender& c, double* ms) -> Status {
-      const ops::GemmParams p = (*ws)->bind(rot++ % copies);
-      if (flush) {
-        const measure::MemoryRange ranges[] = {{p.a, shape.a_bytes()},
-                                               {p.b, shape.b_bytes()},
-                                               {p.c, shape.c_bytes()},
-                                               {p.bias, shape.bias_bytes()}};
-        measure::flush_data_cache(ranges);
-      }
-      const std::int64_t t0 = now_ns();
-      Status st = c.index == kTuned ? op(p) : cands[static_cast<std::size_t>(c.index)]->run(p);
-      *ms = elapsed_ms(t0, now_ns());
-      return st;
-    };
-    // Estimate each contender once to size its samples.
-    for (auto& c : contenders) {
-      double ms = 0;
-      (void)ops::settle_threads();
-      Status st = call(c, &ms);
-      if (!st.is_ok()) {
-        c.calls = 0;
-        continue;
-      }
-      (void)call(c, &ms);
-      c.calls =
-          std::clamp(static_cast<int>(std::ceil(args.sample_ms / std::max(ms, 1e-6))), 1, 200);
-    }
-    // One sample of a contender: its calls after the thread pools settled; the median per-call
-    // ms, kept in its samples (NaN when its first call fails).
-    auto sample = [&](Contender& c) {
-      (void)ops::settle_threads();
-      std::vector<double> per_call;
-      for (int q = 0; q < c.calls; ++q) {
-        double ms = 0;
-        if (!call(c, &ms).is_ok()) break;
-        per_call.push_back(ms);
-      }
-      if (per_call.empty()) return static_cast<double>(NAN);
-      c.samples.push_back(median(per_call));
-      return c.samples.back();
-    };
-    for (int r = 0; r < args.repeats; ++r) {
-      for (std::size_t j = 0; j < contenders.size(); ++j) {
-        Contender& c = contenders[(j + static_cast<std::size_t>(r)) % contenders.size()];
-        if (c.calls > 0) (void)sample(c);
-      }
-    }
-    for (auto& c : contenders) c.median_ms = c.samples.empty() ? NAN : median(c.samples);
-    Contender* best = nullptr;
-    Contender* tuned = &contenders.back();
-    const Contender* deflt = contenders.front().index == 0 ? &contenders.front() : nullptr;
-    for (auto& c : contenders) {
-      if (c.index == kTuned || std::isnan(c.median_ms)) continue;
-      if (best == nullptr || c.median_ms < best->median_ms) best = &c;
-    }
-    if (best == nullptr || std::isnan(tuned->median_ms)) {
-      table.add_row({label, "-", "-", "-", tuned->name, "-", "-", "-"});
+    auto pc = compare_problem(op, shape, stored->solution, options);
+    if (!pc) throw CommandFailure{kExitFailure, pc.status().message()};
+    if (!pc->best || std::isnan(pc->tuned().median_ms)) {
+      table.add_row({label, "-", "-", "-", pc->tuned().name, "-", "-", "-"});
       continue;
     }
-    // Head to head: the tuned dispatch and the best single contender alternate (order swapped
-    // every round), and each round gives one paired ratio, so host drift cancels out and the
-    // best single's lucky first-phase median (the minimum over all contenders) is re-measured.
-    std::vector<double> paired;
-    for (int r = 0; r < args.head_to_head; ++r) {
-      double round_ms[2] = {NAN, NAN};
-      for (int j = 0; j < 2; ++j) {
-        const int which = (j + r) % 2;  // 0: tuned, 1: best
-        round_ms[which] = sample(which == 0 ? *tuned : *best);
-      }
-      if (std::isfinite(round_ms[0]) && std::isfinite(round_ms[1]))
-        paired.push_back(round_ms[0] / round_ms[1]);
-    }
-    tuned->median_ms = median(tuned->samples);
-    best->median_ms = median(best->samples);
-    const double ratio = paired.empty() ? tuned->median_ms / best->median_ms : median(paired);
-    const double speedup = deflt ? deflt->median_ms / tuned->median_ms : NAN;
-    tuned_over_best.push_back(ratio);
-    if (std::isfinite(speedup)) speedups.push_back(speedup);
-    if (ratio > worst) {
-      worst = ratio;
-      worst_problem = label;
-    }
-    table.add_row({label, deflt ? format_number(deflt->median_ms) : "-", best->name,
-                   format_number(best->median_ms), stored->solution,
-                   format_number(tuned->median_ms), fmt::format("{:.3f}", ratio),
-                   std::isfinite(speedup) ? fmt::format("{:.2f}x", speedup) : "-"});
-    if (args.all) {
-      for (const auto& c : contenders) {
-        detail.add_row({label, c.name, format_number(c.median_ms),
-                        format_number(gflops(shape.flops(), c.median_ms)),
-                        fmt::format("{:.3f}", c.median_ms / best->median_ms)});
-      }
-    }
+    add_rows(table, detail, label, shape, stored->solution, *pc, args.all);
+    summary.add(label, *pc);
   }
   progress_done();
-  if (tuned_over_best.empty()) {
+  if (summary.empty()) {
     throw CommandFailure{
         kExitFailure,
         fmt::format("nothing to compare: none of the {} problem(s) of '{}' has a result in '{}'",
@@ -205,16 +178,9 @@ void run_compare(const CompareArgs& args) {
       "head-to-head rounds of the tuned dispatch and the best single contender (their times "
       "include those rounds; tuned/best is the median of the paired per-round ratios); "
       "threads %d; rotating copies and cache flush as in tuning; wall %.1f s\n",
-      args.repeats, args.head_to_head, ops::num_threads(), elapsed_ms(start, now_ns()) / 1000.0);
-  if (!tuned_over_best.empty()) {
-    const double gm = geometric_mean(tuned_over_best);
-    std::printf("tuned / best single: geometric mean %.4f, worst %.4f (%s)\n", gm, worst,
-                worst_problem.c_str());
-    std::printf("speed-up of tuned over Default: geometric mean %.3fx\n",
-                speedups.empty() ? NAN : geometric_mean(speedups));
-    std::printf("within 5%% of the best on every problem: %s; within 2%% in geometric mean: %s\n",
-                worst <= 1.05 ? "yes" : "no", gm <= 1.02 ? "yes" : "no");
-  }
+      options.repeats, options.head_to_head, ops::num_threads(),
+      elapsed_ms(start, now_ns()) / 1000.0);
+  summary.print();
 }
 
 }  // namespace
@@ -230,14 +196,15 @@ void register_compare_command(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   add_tune_flags(c, args->flags);
-  c->add_option("--repeats", args->repeats,
+  c->add_option("--repeats", args->options.repeats,
                 "interleaved repeats of every contender (median taken; at least 5)")
       ->check(CLI::Range(5, 1000));
-  c->add_option("--head-to-head", args->head_to_head,
+  c->add_option("--head-to-head", args->options.head_to_head,
                 "rounds alternating the tuned dispatch and the best single contender (0: none)")
       ->check(CLI::Range(0, 1000));
-  c->add_option("--sample-ms", args->sample_ms, "time per contender per repeat (calls sized to it)")
-      ->check(CLI::PositiveNumber);
+  c->add_option("--sample-ms", args->options.sample_ms,
+                "time per contender per repeat (calls sized to it, 1 to 200 calls)")
+      ->check(CLI::Range(1e-3, 1e6));
   c->add_flag("--all", args->all, "also print every contender's time");
   c->callback([args] { run_compare(*args); });
 }

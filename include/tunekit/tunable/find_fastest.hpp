@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <exception>
 #include <limits>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +19,7 @@
 #include "tunekit/measure/timing.hpp"
 #include "tunekit/tunable/candidate.hpp"
 #include "tunekit/tunable/context.hpp"
+#include "tunekit/tunable/operand_copies.hpp"
 #include "tunekit/tunable/params_traits.hpp"
 #include "tunekit/tunable/report.hpp"
 
@@ -71,382 +72,429 @@ inline std::string ratio_reason(std::string_view stage, double mean_ms, double b
 
 }  // namespace detail
 
-/// Times every candidate on a problem and picks the fastest.
-///
-/// Procedure (PyTorch TunableOp FindFastest, V26; tunekit additions marked +):
-///  1. Operand copies: copies = floor(R / P) + 1 (P = output + input bytes, R the rotating buffer
-///     size; 1 copy when R == 0), plus a reference and a check copy when the numerical check is
-///     on. Calls rotate through the copies with one running offset shared by all candidates.
-///  2. Numerics reference: Default runs once on the reference copy.
-///  3. Per candidate in registration order: library filter, supports(), prepare(), a timed probe
-///     call, screen 1 (min(2, n-1) untimed + n = screen_iters(probe, 3) timed calls; rejected if
-///     mean > 1.5x the best), screen 2 (n2 = screen_iters(screen-1 mean, 10) timed calls, only if
-///     n2 > n; rejected if mean > 1.15x the best), numerical check against the reference (error,
-///     mismatch or NaN: skipped), warmup (warmup_iterations), final profile (tuning_iterations
-///     timed calls after min(2, n-1) untimed). Every timed call is timed on its own with the
-///     steady clock; the + operand cache flush (settings.cache_flush) and the rotation happen
-///     before each call, outside the timed region. A failure at any step skips the candidate
-///     with its reason.
-///  4. + Robust winner: the candidates whose mean is within settings.finalist_margin (25%) of the
-///     best (at most settings.max_finalists, the fastest) are re-measured interleaved: `rounds` =
-///     min(settings.interleaved_rounds, fewest profile calls among them), raised to
-///     settings.min_interleaved_rounds (3) for slow problems, where the slowest finalists are
-///     dropped until that many rounds fit in settings.max_interleaved_ms (4 s) but the two fastest
-///     always stay; in each round every finalist (order rotated by one
-///     per round) makes max(1, its profile calls / rounds) timed calls, and the round's median is
-///     kept; a finalist's score is the median of its round medians. The winner has the lowest
-///     score (the mean for non-finalists). Its written time is the mean of all its profile and
-///     interleaved calls.
-/// Units:  milliseconds. The caller's output is never written (copies only).
-/// Errors: report.status is kInvalidArgument for a malformed TUNEKIT_<LIBRARY>_ENABLED, the
-///         workspace error when operands cannot be copied, kRuntimeError when no candidate
-///         succeeded; candidate failures are data in report.candidates.
+/// The steps of find_fastest on one problem, each callable on its own (tests drive them one by
+/// one; find_fastest() runs them in order). The procedure (PyTorch TunableOp FindFastest, V26;
+/// tunekit additions marked +):
+///  1. make_operands(): rotating operand copies (OperandCopies), plus a reference and a check
+///     copy when the numerical check is on; calls rotate through the copies with one running
+///     offset shared by all candidates, and the + operand cache flush happens before each call,
+///     outside the timed region.
+///  2. make_reference(): Default runs once on the reference copy.
+///  3. measure(i) per candidate in registration order: admit (library filter, supports(),
+///     prepare()), a timed probe call, screen 1 (min(2, n-1) untimed + n = screen_iters(probe, 3)
+///     timed calls; rejected if mean > 1.5x the best), screen 2 (n2 = screen_iters(screen-1
+///     mean, 10) timed calls, only if n2 > n; rejected if mean > 1.15x the best), numerical check
+///     against the reference (error, mismatch or NaN: skipped), warmup (warmup_iterations),
+///     profile (tuning_iterations timed calls after min(2, n-1) untimed). A failure at any step
+///     skips the candidate with its reason.
+///  4. + remeasure_finalists(): the candidates whose mean is within settings.finalist_margin
+///     (25%) of the best (at most settings.max_finalists, the fastest) are re-measured
+///     interleaved: `rounds` = min(settings.interleaved_rounds, fewest profile calls among them),
+///     raised to settings.min_interleaved_rounds (3) for slow problems, where the slowest
+///     finalists are dropped until that many rounds fit in settings.max_interleaved_ms (4 s) but
+///     the two fastest always stay; in each round every finalist (order rotated by one per
+///     round) makes max(1, its profile calls / rounds) timed calls after settings.settle(), and
+///     the round's median is kept; a finalist's score is the median of its round medians.
+///  5. pick_winner(): the lowest score wins (a non-finalist's score is its profile mean); the
+///     written time is the winner's score, the value it was ranked by.
+/// Units: milliseconds. The caller's output is never written (copies only).
 template <TunableParams Params>
-TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
-                        const TuningSettings& settings) {
+class FastestSearch {
+ public:
   using Traits = ParamsTraits<Params>;
-  constexpr double kInf = std::numeric_limits<double>::infinity();
-  const std::int64_t wall_start = now_ns();
 
-  TuneReport report;
-  report.op_signature = params.op_signature();
-  report.params_signature = params.signature();
-  report.timer_overhead_ms = measure::timer_overhead_ms();
-  report.cache_flush_method =
-      settings.cache_flush ? std::string(measure::cache_flush_method()) : std::string("off");
-  const std::string problem = report.op_signature + "(" + report.params_signature + ")";
-  auto finish = [&]() -> TuneReport {
-    report.wall_ms = elapsed_ms(wall_start, now_ns());
-    return std::move(report);
-  };
-
-  report.candidates.resize(candidates.size());
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    CandidateReport& r = report.candidates[i];
-    r.index = i;
-    r.name = candidates[i]->name();
-    r.library = std::string(candidates[i]->library());
-  }
-  if (candidates.empty()) {
-    report.status = Status(StatusCode::kInvalidArgument, problem + ": no candidates");
-    return finish();
+  FastestSearch(const Params& params, CandidateList<Params>& candidates,
+                const TuningSettings& settings)
+      : params_(params), candidates_(candidates), settings_(settings) {
+    report_.op_signature = params.op_signature();
+    report_.params_signature = params.signature();
+    problem_ = report_.op_signature + "(" + report_.params_signature + ")";
+    report_.timer_overhead_ms = measure::timer_overhead_ms();
+    report_.cache_flush_method =
+        settings.cache_flush ? std::string(measure::cache_flush_method()) : std::string("off");
+    report_.candidates.resize(candidates.size());
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      CandidateReport& r = report_.candidates[i];
+      r.index = i;
+      r.name = candidates[i]->name();
+      r.library = std::string(candidates[i]->library());
+    }
+    samples_.resize(candidates.size());
+    welford_.resize(candidates.size());
   }
 
-  // 1. Operand copies.
-  const std::size_t copies =
-      measure::rotating_copies(settings.rotating_buffer_bytes, Traits::output_bytes(params),
-                               Traits::input_bytes(params), settings.max_rotating_copies);
-  report.rotating_copies = copies;
-  const bool check = settings.numerical_check.enabled && Traits::kCanCompare;
-  if (settings.numerical_check.enabled && !Traits::kCanCompare) {
-    log::info(2, "{}: this operator offers no output comparison; numerical check skipped", problem);
+  /// Step 1. Errors: kInvalidArgument without candidates; the workspace's error.
+  Status make_operands() {
+    if (candidates_.empty())
+      return Status(StatusCode::kInvalidArgument, problem_ + ": no candidates");
+    check_ = settings_.numerical_check.enabled && Traits::kCanCompare;
+    if (settings_.numerical_check.enabled && !Traits::kCanCompare) {
+      log::info(2, "{}: this operator offers no output comparison; numerical check skipped",
+                problem_);
+    }
+    auto copies =
+        OperandCopies<Params>::create(params_, settings_.rotating_buffer_bytes,
+                                      settings_.max_rotating_copies, check_, settings_.cache_flush);
+    if (!copies) return copies.status();
+    copies_.emplace(std::move(*copies));
+    report_.rotating_copies = copies_->rotating();
+    return Status::ok();
   }
-  auto workspace = Traits::make_workspace(params, copies + (check ? 2 : 0));
-  if (!workspace) {
-    report.status = workspace.status();
-    return finish();
-  }
-  auto& ws = **workspace;
-  std::vector<Params> bound;
-  bound.reserve(copies);
-  for (std::size_t i = 0; i < copies; ++i) bound.push_back(Traits::bind(ws, i));
-  std::vector<std::vector<measure::MemoryRange>> ranges;
-  if (settings.cache_flush) {
-    ranges.reserve(copies);
-    for (const Params& p : bound) ranges.push_back(Traits::operand_ranges(p));
-  }
-  std::size_t offset = 0;
-  std::size_t current = 0;
-  auto before_call = [&] {
-    current = offset++ % copies;
-    if (settings.cache_flush) measure::flush_data_cache(ranges[current]);
-  };
-  auto call_of = [&](Candidate<Params>& c) {
-    return [&c, &bound, &current] { return detail::guarded_run(c, bound[current]); };
-  };
 
-  // 2. Numerics reference from Default.
-  const Tolerance tolerance =
-      settings.numerical_check.tolerance.value_or(Traits::default_tolerance(params));
-  bool have_reference = false;
-  bool default_prepared = false;
-  Status default_prepare = Status::ok();
-  if (check) {
-    report.tolerance = tolerance;
-    default_prepare = detail::guarded_prepare(*candidates[0], params);
-    default_prepared = true;
-    if (default_prepare.is_ok()) {
-      Traits::reset_output(ws, copies);
-      Status s = detail::guarded_run(*candidates[0], Traits::bind(ws, copies));
-      have_reference = s.is_ok();
-      if (!have_reference) {
-        log::warn(problem + ": Default failed on the numerics reference (" + s.to_string() +
-                  "); numerical check skipped");
-      }
+  /// Step 2: Default's output on the reference copy (nothing when the check is off).
+  void make_reference() {
+    if (!check_) return;
+    tolerance_ = settings_.numerical_check.tolerance.value_or(Traits::default_tolerance(params_));
+    report_.tolerance = tolerance_;
+    default_prepare_ = detail::guarded_prepare(*candidates_[0], params_);
+    default_prepared_ = true;
+    if (!default_prepare_.is_ok()) return;
+    const Status s = detail::guarded_run(*candidates_[0], copies_->fresh_reference());
+    have_reference_ = s.is_ok();
+    if (!have_reference_) {
+      log::warn(problem_ + ": Default failed on the numerics reference (" + s.to_string() +
+                "); numerical check skipped");
     }
   }
 
-  // 3. Per candidate.
-  const long long max_ms = settings.max_tuning_duration_ms;
-  const long long max_iters = settings.max_tuning_iterations;
-  double best = kInf;
-  std::vector<Welford> welford(candidates.size());
-  std::vector<std::vector<double>> samples(candidates.size());
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    Candidate<Params>& c = *candidates[i];
-    CandidateReport& r = report.candidates[i];
-    auto skip = [&](CandidateOutcome outcome, Status status, std::string reason) {
-      r.outcome = outcome;
-      r.status = std::move(status);
-      r.reason = std::move(reason);
-      log::info(2, "{}: {} {}: {}", problem, r.name, to_string(outcome), r.reason);
-    };
-
-    if (i != 0 && settings.library_enabled) {
-      auto enabled = settings.library_enabled(r.library);
-      if (!enabled) {
-        report.status = enabled.status();
-        return finish();
-      }
-      if (!*enabled) {
-        skip(CandidateOutcome::kDisabled, Status(StatusCode::kUnsupported, "library disabled"),
-             library_env_name(r.library) + "=0");
-        continue;
-      }
-    }
-    if (Status s = c.supports(params); !s.is_ok()) {
-      const bool unsupported = s.code() == StatusCode::kUnsupported;
-      std::string reason = (unsupported ? "unsupported: " : "supports() failed: ") + s.message();
-      skip(unsupported ? CandidateOutcome::kUnsupported : CandidateOutcome::kFailed, std::move(s),
-           std::move(reason));
-      continue;
-    }
-    Status prepared =
-        (i == 0 && default_prepared) ? default_prepare : detail::guarded_prepare(c, params);
-    if (!prepared.is_ok()) {
-      std::string reason = "prepare: " + prepared.message();
-      skip(prepared.code() == StatusCode::kUnsupported ? CandidateOutcome::kUnsupported
-                                                       : CandidateOutcome::kFailed,
-           std::move(prepared), std::move(reason));
-      continue;
-    }
-
-    // Timed probe.
-    {
-      Welford probe;
-      Status s = measure::time_calls(1, call_of(c), before_call, probe, nullptr, settings.clock);
-      if (!s.is_ok()) {
-        std::string reason = "probe: " + s.message();
-        skip(s.code() == StatusCode::kUnsupported ? CandidateOutcome::kUnsupported
-                                                  : CandidateOutcome::kFailed,
-             std::move(s), std::move(reason));
-        continue;
-      }
-      r.probe_ms = probe.mean();
-    }
-
-    // Screen 1.
-    const long long n1 = measure::screen_iters(r.probe_ms, kScreen1Calls, max_ms, max_iters);
-    Welford screen;
-    std::vector<double> screen_samples;
-    Status s = measure::run_untimed(std::min(kLeadInCalls, n1 - 1), call_of(c), before_call);
-    if (s.is_ok())
-      s = measure::time_calls(n1, call_of(c), before_call, screen, &screen_samples, settings.clock);
-    if (!s.is_ok()) {
-      std::string reason = "screen 1: " + s.message();
-      skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
-      continue;
-    }
-    double approx = screen.mean();
-    if (approx > kScreen1Ratio * best) {
-      r.stats = measure::TimingStats::from(screen, screen_samples);
-      skip(CandidateOutcome::kRejectedScreen1, Status::ok(),
-           detail::ratio_reason("screen 1", approx, best, kScreen1Ratio));
-      continue;
-    }
-
-    // Screen 2 (only when the budget allows more calls than screen 1 had).
-    const long long n2 = measure::screen_iters(approx, kScreen2Calls, max_ms, max_iters);
-    if (n2 > n1) {
-      Welford screen2;
-      std::vector<double> screen2_samples;
-      s = measure::time_calls(n2, call_of(c), before_call, screen2, &screen2_samples,
-                              settings.clock);
-      if (!s.is_ok()) {
-        std::string reason = "screen 2: " + s.message();
-        skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
-        continue;
-      }
-      approx = screen2.mean();
-      if (approx > kScreen2Ratio * best) {
-        r.stats = measure::TimingStats::from(screen2, screen2_samples);
-        skip(CandidateOutcome::kRejectedScreen2, Status::ok(),
-             detail::ratio_reason("screen 2", approx, best, kScreen2Ratio));
-        continue;
-      }
-    }
-
-    // Numerical check against Default's output.
-    if (have_reference && i != 0) {
-      const std::size_t check_copy = copies + 1;
-      Traits::reset_output(ws, check_copy);
-      const Params got = Traits::bind(ws, check_copy);
-      s = detail::guarded_run(c, got);
-      if (!s.is_ok()) {
-        std::string reason = "numerical check run: " + s.message();
-        skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
-        continue;
-      }
-      s = Traits::compare_output(Traits::bind(ws, copies), got, tolerance);
-      if (!s.is_ok()) {
-        std::string reason = fmt::format("wrong result (atol {:g}, rtol {:g}): {}", tolerance.atol,
-                                         tolerance.rtol, s.message());
-        Status wrong = s.code() == StatusCode::kWrongResult
-                           ? std::move(s)
-                           : Status(StatusCode::kWrongResult, s.message());
-        skip(CandidateOutcome::kWrongResult, std::move(wrong), std::move(reason));
-        continue;
-      }
-    }
-
-    // Warmup and final profile.
-    r.warmup_iterations = measure::warmup_iterations(approx, settings.max_warmup_duration_ms,
-                                                     settings.max_warmup_iterations);
-    r.iterations = measure::tuning_iterations(approx, max_ms, max_iters);
-    s = measure::run_untimed(r.warmup_iterations, call_of(c), before_call);
-    if (s.is_ok()) {
-      s = measure::run_untimed(std::min(kLeadInCalls, r.iterations - 1), call_of(c), before_call);
-    }
-    if (!s.is_ok()) {
-      std::string reason = "warmup: " + s.message();
-      skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
-      continue;
-    }
-    s = measure::time_calls(r.iterations, call_of(c), before_call, welford[i], &samples[i],
-                            settings.clock);
-    if (!s.is_ok()) {
-      std::string reason = "profile: " + s.message();
-      skip(CandidateOutcome::kFailed, std::move(s), std::move(reason));
-      continue;
-    }
-    r.outcome = CandidateOutcome::kMeasured;
-    r.status = Status::ok();
-    r.stats = measure::TimingStats::from(welford[i], samples[i]);
-    r.score_ms = r.stats.mean_ms;
-    best = std::min(best, r.stats.mean_ms);
-    log::info(2,
-              "{}: {} probe {:.6g} ms, approx {:.6g} ms, warmup {} calls, tuning {} calls, "
-              "mean {:.6g} ms (min {:.6g}, max {:.6g}, stddev {:.3g})",
-              problem, r.name, r.probe_ms, approx, r.warmup_iterations, r.iterations,
-              r.stats.mean_ms, r.stats.min_ms, r.stats.max_ms, r.stats.stddev_ms);
+  /// Step 3 for candidate `i`. Errors: a malformed TUNEKIT_<LIBRARY>_ENABLED (tuning stops);
+  /// candidate failures are data in its report line.
+  Status measure(std::size_t i) {
+    auto admitted = admit(i);
+    if (!admitted) return admitted.status();
+    if (!*admitted || !probe(i)) return Status::ok();
+    if (const std::optional<double> approx = screen(i); approx && check(i))
+      (void)profile(i, *approx);
+    return Status::ok();
   }
 
-  // 4. Robust winner: interleaved re-measurement of the finalists.
-  std::vector<std::size_t> finalists;
-  if (settings.finalist_margin > 0.0 && best < kInf) {
-    for (const CandidateReport& r : report.candidates) {
-      if (r.measured() && r.stats.mean_ms <= best * (1.0 + settings.finalist_margin)) {
-        finalists.push_back(r.index);
-      }
-    }
-    std::stable_sort(finalists.begin(), finalists.end(), [&](std::size_t a, std::size_t b) {
-      return report.candidates[a].stats.mean_ms < report.candidates[b].stats.mean_ms;
-    });
-    if (finalists.size() > std::max<std::size_t>(2, settings.max_finalists)) {
-      finalists.resize(std::max<std::size_t>(2, settings.max_finalists));
-    }
-  }
-  long long rounds = 0;
-  if (finalists.size() >= 2) {
-    rounds = settings.interleaved_rounds;
-    for (std::size_t f : finalists) rounds = std::min(rounds, report.candidates[f].iterations);
-    if (rounds < settings.min_interleaved_rounds) {
-      // Slow problems: the budget allowed few profile calls. Still decide close calls on at
-      // least min_interleaved_rounds interleaved samples; the slowest finalists leave until the
-      // rounds fit max_interleaved_ms, but the two fastest are always re-measured.
-      rounds = settings.min_interleaved_rounds;
-      auto per_round_ms = [&] {
-        double sum = 0.0;
-        for (std::size_t f : finalists) sum += report.candidates[f].stats.mean_ms;
-        return sum;
-      };
-      while (finalists.size() > 2 &&
-             per_round_ms() * static_cast<double>(rounds) > settings.max_interleaved_ms) {
-        finalists.pop_back();
-      }
-    }
-    std::sort(finalists.begin(), finalists.end());  // registration order within a round
-  }
-  if (rounds >= 3) {
-    report.interleaved = true;
-    std::vector<std::vector<double>> round_medians(candidates.size());
-    std::vector<bool> alive(candidates.size(), false);
+  /// Step 4: the interleaved re-measurement of the finalists (none when fewer than two).
+  void remeasure_finalists() {
+    std::vector<std::size_t> finalists = pick_finalists();
+    const long long rounds = interleaved_rounds(finalists);
+    if (rounds < 3) return;
+    report_.interleaved = true;
+    std::vector<std::vector<double>> round_medians(candidates_.size());
+    std::vector<bool> alive(candidates_.size(), false);
     for (std::size_t f : finalists) {
       alive[f] = true;
-      report.candidates[f].finalist = true;
+      report_.candidates[f].finalist = true;
     }
     for (long long round = 0; round < rounds; ++round) {
       for (std::size_t k = 0; k < finalists.size(); ++k) {
         const std::size_t f = finalists[(static_cast<std::size_t>(round) + k) % finalists.size()];
-        if (!alive[f]) continue;
-        CandidateReport& r = report.candidates[f];
-        if (settings.settle) settings.settle();
-        const long long calls = std::max<long long>(1, r.iterations / rounds);
-        std::vector<double> round_samples;
-        round_samples.reserve(static_cast<std::size_t>(calls));
-        Status s = measure::time_calls(calls, call_of(*candidates[f]), before_call, welford[f],
-                                       &round_samples, settings.clock);
-        if (!s.is_ok()) {
-          alive[f] = false;
-          r.outcome = CandidateOutcome::kFailed;
-          r.reason = "interleaved re-measure: " + s.message();
-          r.status = std::move(s);
-          r.score_ms = std::numeric_limits<double>::quiet_NaN();
-          continue;
-        }
-        round_medians[f].push_back(median(round_samples));
-        samples[f].insert(samples[f].end(), round_samples.begin(), round_samples.end());
+        if (alive[f]) alive[f] = remeasure_block(f, rounds, round_medians[f]);
       }
     }
     for (std::size_t f : finalists) {
       if (!alive[f]) continue;
-      CandidateReport& r = report.candidates[f];
+      CandidateReport& r = report_.candidates[f];
       r.interleaved_median_ms = median(round_medians[f]);
       r.score_ms = r.interleaved_median_ms;
-      r.stats = measure::TimingStats::from(welford[f], samples[f]);
+      r.stats = measure::TimingStats::from(welford_[f], samples_[f]);
     }
   }
 
-  for (const CandidateReport& r : report.candidates) {
-    if (!r.measured()) continue;
-    if (!report.winner || r.score_ms < report.candidates[*report.winner].score_ms) {
-      report.winner = r.index;
+  /// Step 5: the winner (lowest score) and its written time; report.status says when none.
+  void pick_winner() {
+    for (const CandidateReport& r : report_.candidates) {
+      if (!r.measured()) continue;
+      if (!report_.winner || r.score_ms < report_.candidates[*report_.winner].score_ms) {
+        report_.winner = r.index;
+      }
     }
+    if (!report_.winner) {
+      const CandidateReport& d = report_.candidates[0];
+      report_.status = Status(StatusCode::kRuntimeError,
+                              problem_ + ": no candidate succeeded (Default: " +
+                                  (d.reason.empty() ? d.status.to_string() : d.reason) + ")");
+      return;
+    }
+    report_.winner_time_ms = report_.candidates[*report_.winner].score_ms;
+    log_ranking();
   }
-  if (!report.winner) {
-    const CandidateReport& d = report.candidates[0];
-    report.status = Status(StatusCode::kRuntimeError,
-                           problem + ": no candidate succeeded (Default: " +
-                               (d.reason.empty() ? d.status.to_string() : d.reason) + ")");
-    return finish();
+
+  /// The report so far (complete after pick_winner()).
+  const TuneReport& report() const noexcept { return report_; }
+  /// Moves the report out.
+  TuneReport take_report() { return std::move(report_); }
+  /// The best profile mean so far (the screens' reference), ms; infinity before any.
+  double best_mean_ms() const noexcept { return best_; }
+
+ private:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  auto call_of(Candidate<Params>& c) {
+    return [&c, this] { return detail::guarded_run(c, copies_->current()); };
   }
-  const CandidateReport& w = report.candidates[*report.winner];
-  report.winner_time_ms = w.stats.mean_ms;
-  if (log::level() >= 2) {
+  auto before_call() {
+    return [this] { copies_->advance(); };
+  }
+
+  void skip(std::size_t i, CandidateOutcome outcome, Status status, std::string reason) {
+    CandidateReport& r = report_.candidates[i];
+    r.outcome = outcome;
+    r.status = std::move(status);
+    r.reason = std::move(reason);
+    log::info(2, "{}: {} {}: {}", problem_, r.name, to_string(outcome), r.reason);
+  }
+  // A failed step: unsupported when the candidate said so, else failed.
+  void skip_failed(std::size_t i, std::string_view step, Status s, bool may_be_unsupported) {
+    std::string reason = std::string(step) + ": " + s.message();
+    const bool unsupported = may_be_unsupported && s.code() == StatusCode::kUnsupported;
+    skip(i, unsupported ? CandidateOutcome::kUnsupported : CandidateOutcome::kFailed, std::move(s),
+         std::move(reason));
+  }
+
+  // Library filter, supports() and prepare(): whether candidate i takes part.
+  Expected<bool> admit(std::size_t i) {
+    Candidate<Params>& c = *candidates_[i];
+    const std::string& library = report_.candidates[i].library;
+    if (i != 0 && settings_.library_enabled) {
+      auto enabled = settings_.library_enabled(library);
+      if (!enabled) return enabled.status();
+      if (!*enabled) {
+        skip(i, CandidateOutcome::kDisabled, Status(StatusCode::kUnsupported, "library disabled"),
+             library_env_name(library) + "=0");
+        return false;
+      }
+    }
+    if (Status s = c.supports(params_); !s.is_ok()) {
+      const bool unsupported = s.code() == StatusCode::kUnsupported;
+      std::string reason = (unsupported ? "unsupported: " : "supports() failed: ") + s.message();
+      skip(i, unsupported ? CandidateOutcome::kUnsupported : CandidateOutcome::kFailed,
+           std::move(s), std::move(reason));
+      return false;
+    }
+    Status prepared =
+        (i == 0 && default_prepared_) ? default_prepare_ : detail::guarded_prepare(c, params_);
+    if (!prepared.is_ok()) {
+      skip_failed(i, "prepare", std::move(prepared), true);
+      return false;
+    }
+    return true;
+  }
+
+  bool probe(std::size_t i) {
+    Welford probe;
+    Status s = measure::time_calls(1, call_of(*candidates_[i]), before_call(), probe, nullptr,
+                                   settings_.clock);
+    if (!s.is_ok()) {
+      skip_failed(i, "probe", std::move(s), true);
+      return false;
+    }
+    report_.candidates[i].probe_ms = probe.mean();
+    return true;
+  }
+
+  // Screens 1 and 2; the per-call estimate when the candidate passes.
+  std::optional<double> screen(std::size_t i) {
+    CandidateReport& r = report_.candidates[i];
+    const long long max_ms = settings_.max_tuning_duration_ms;
+    const long long max_iters = settings_.max_tuning_iterations;
+    const long long n1 = measure::screen_iters(r.probe_ms, kScreen1Calls, max_ms, max_iters);
+    Status s = measure::run_untimed(std::min(kLeadInCalls, n1 - 1), call_of(*candidates_[i]),
+                                    before_call());
+    if (!s.is_ok()) {
+      skip_failed(i, "screen 1", std::move(s), false);
+      return std::nullopt;
+    }
+    const std::optional<double> approx =
+        screen_pass(i, "screen 1", n1, kScreen1Ratio, CandidateOutcome::kRejectedScreen1);
+    if (!approx) return std::nullopt;
+    const long long n2 = measure::screen_iters(*approx, kScreen2Calls, max_ms, max_iters);
+    if (n2 <= n1) return approx;  // the budget allows no more calls than screen 1 had
+    return screen_pass(i, "screen 2", n2, kScreen2Ratio, CandidateOutcome::kRejectedScreen2);
+  }
+
+  std::optional<double> screen_pass(std::size_t i, std::string_view stage, long long n,
+                                    double ratio, CandidateOutcome rejected) {
+    Welford stats;
+    std::vector<double> samples;
+    Status s = measure::time_calls(n, call_of(*candidates_[i]), before_call(), stats, &samples,
+                                   settings_.clock);
+    if (!s.is_ok()) {
+      skip_failed(i, stage, std::move(s), false);
+      return std::nullopt;
+    }
+    if (stats.mean() > ratio * best_) {
+      report_.candidates[i].stats = measure::TimingStats::from(stats, samples);
+      skip(i, rejected, Status::ok(), detail::ratio_reason(stage, stats.mean(), best_, ratio));
+      return std::nullopt;
+    }
+    return stats.mean();
+  }
+
+  // Numerical check against Default's output (passes when there is no reference).
+  bool check(std::size_t i) {
+    if (!have_reference_ || i == 0) return true;
+    const Params got = copies_->fresh_check();
+    Status s = detail::guarded_run(*candidates_[i], got);
+    if (!s.is_ok()) {
+      skip_failed(i, "numerical check run", std::move(s), false);
+      return false;
+    }
+    s = Traits::compare_output(copies_->reference(), got, tolerance_);
+    if (s.is_ok()) return true;
+    std::string reason = fmt::format("wrong result (atol {:g}, rtol {:g}): {}", tolerance_.atol,
+                                     tolerance_.rtol, s.message());
+    Status wrong = s.code() == StatusCode::kWrongResult
+                       ? std::move(s)
+                       : Status(StatusCode::kWrongResult, s.message());
+    skip(i, CandidateOutcome::kWrongResult, std::move(wrong), std::move(reason));
+    return false;
+  }
+
+  // Warmup and the final profile.
+  bool profile(std::size_t i, double approx) {
+    CandidateReport& r = report_.candidates[i];
+    Candidate<Params>& c = *candidates_[i];
+    r.warmup_iterations = measure::warmup_iterations(approx, settings_.max_warmup_duration_ms,
+                                                     settings_.max_warmup_iterations);
+    r.iterations = measure::tuning_iterations(approx, settings_.max_tuning_duration_ms,
+                                              settings_.max_tuning_iterations);
+    Status s = measure::run_untimed(r.warmup_iterations, call_of(c), before_call());
+    if (s.is_ok()) {
+      s = measure::run_untimed(std::min(kLeadInCalls, r.iterations - 1), call_of(c), before_call());
+    }
+    if (!s.is_ok()) {
+      skip_failed(i, "warmup", std::move(s), false);
+      return false;
+    }
+    s = measure::time_calls(r.iterations, call_of(c), before_call(), welford_[i], &samples_[i],
+                            settings_.clock);
+    if (!s.is_ok()) {
+      skip_failed(i, "profile", std::move(s), false);
+      return false;
+    }
+    r.outcome = CandidateOutcome::kMeasured;
+    r.status = Status::ok();
+    r.stats = measure::TimingStats::from(welford_[i], samples_[i]);
+    r.score_ms = r.stats.mean_ms;
+    best_ = std::min(best_, r.stats.mean_ms);
+    log::info(2,
+              "{}: {} probe {:.6g} ms, approx {:.6g} ms, warmup {} calls, tuning {} calls, "
+              "mean {:.6g} ms (min {:.6g}, max {:.6g}, stddev {:.3g})",
+              problem_, r.name, r.probe_ms, approx, r.warmup_iterations, r.iterations,
+              r.stats.mean_ms, r.stats.min_ms, r.stats.max_ms, r.stats.stddev_ms);
+    return true;
+  }
+
+  // The measured candidates within the margin of the best, fastest first, at most
+  // max(2, max_finalists).
+  std::vector<std::size_t> pick_finalists() const {
+    std::vector<std::size_t> finalists;
+    if (!(settings_.finalist_margin > 0.0) || !(best_ < kInf)) return finalists;
+    for (const CandidateReport& r : report_.candidates) {
+      if (r.measured() && r.stats.mean_ms <= best_ * (1.0 + settings_.finalist_margin)) {
+        finalists.push_back(r.index);
+      }
+    }
+    std::stable_sort(finalists.begin(), finalists.end(), [&](std::size_t a, std::size_t b) {
+      return report_.candidates[a].stats.mean_ms < report_.candidates[b].stats.mean_ms;
+    });
+    const std::size_t cap = std::max<std::size_t>(2, settings_.max_finalists);
+    if (finalists.size() > cap) finalists.resize(cap);
+    return finalists;
+  }
+
+  // Rounds of the interleaved pass; drops the slowest finalists of slow problems (see step 4)
+  // and leaves the rest in registration order. 0 when fewer than two finalists.
+  long long interleaved_rounds(std::vector<std::size_t>& finalists) const {
+    if (finalists.size() < 2) return 0;
+    long long rounds = settings_.interleaved_rounds;
+    for (std::size_t f : finalists) rounds = std::min(rounds, report_.candidates[f].iterations);
+    if (rounds < settings_.min_interleaved_rounds) {
+      rounds = settings_.min_interleaved_rounds;
+      auto per_round_ms = [&] {
+        double sum = 0.0;
+        for (std::size_t f : finalists) sum += report_.candidates[f].stats.mean_ms;
+        return sum;
+      };
+      while (finalists.size() > 2 &&
+             per_round_ms() * static_cast<double>(rounds) > settings_.max_interleaved_ms) {
+        finalists.pop_back();
+      }
+    }
+    std::sort(finalists.begin(), finalists.end());  // registration order within a round
+    return rounds;
+  }
+
+  // One finalist's block of a round; false (and the candidate failed) on an error.
+  bool remeasure_block(std::size_t f, long long rounds, std::vector<double>& round_medians) {
+    CandidateReport& r = report_.candidates[f];
+    if (settings_.settle) settings_.settle();
+    const long long calls = std::max<long long>(1, r.iterations / rounds);
+    std::vector<double> round_samples;
+    round_samples.reserve(static_cast<std::size_t>(calls));
+    Status s = measure::time_calls(calls, call_of(*candidates_[f]), before_call(), welford_[f],
+                                   &round_samples, settings_.clock);
+    if (!s.is_ok()) {
+      r.outcome = CandidateOutcome::kFailed;
+      r.reason = "interleaved re-measure: " + s.message();
+      r.status = std::move(s);
+      r.score_ms = std::numeric_limits<double>::quiet_NaN();
+      return false;
+    }
+    round_medians.push_back(median(round_samples));
+    samples_[f].insert(samples_[f].end(), round_samples.begin(), round_samples.end());
+    return true;
+  }
+
+  void log_ranking() const {
+    if (log::level() < 2) return;
     std::vector<const CandidateReport*> ranked;
-    for (const CandidateReport& r : report.candidates) {
+    for (const CandidateReport& r : report_.candidates) {
       if (r.measured()) ranked.push_back(&r);
     }
     std::sort(ranked.begin(), ranked.end(), [](const CandidateReport* a, const CandidateReport* b) {
       return a->score_ms < b->score_ms;
     });
     for (std::size_t k = 0; k < ranked.size() && k < 5; ++k) {
-      log::info(2, "{}: top {} {} score {:.6g} ms (mean {:.6g} ms{})", problem, k + 1,
+      log::info(2, "{}: top {} {} score {:.6g} ms (mean {:.6g} ms{})", problem_, k + 1,
                 ranked[k]->name, ranked[k]->score_ms, ranked[k]->stats.mean_ms,
                 ranked[k]->finalist ? ", interleaved" : "");
     }
   }
-  return finish();
+
+  const Params& params_;
+  CandidateList<Params>& candidates_;
+  const TuningSettings& settings_;
+  TuneReport report_;
+  std::string problem_;
+  std::optional<OperandCopies<Params>> copies_;
+  bool check_ = false;
+  Tolerance tolerance_{};
+  bool have_reference_ = false;
+  bool default_prepared_ = false;
+  Status default_prepare_ = Status::ok();
+  double best_ = kInf;
+  std::vector<Welford> welford_;
+  std::vector<std::vector<double>> samples_;
+};
+
+/// Times every candidate on a problem and picks the fastest: FastestSearch's steps in order.
+/// Errors: report.status is kInvalidArgument for a malformed TUNEKIT_<LIBRARY>_ENABLED or no
+///         candidates, the workspace error when operands cannot be copied, kRuntimeError when no
+///         candidate succeeded; candidate failures are data in report.candidates.
+template <TunableParams Params>
+TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
+                        const TuningSettings& settings) {
+  const std::int64_t wall_start = now_ns();
+  FastestSearch<Params> search(params, candidates, settings);
+  Status s = search.make_operands();
+  if (s.is_ok()) {
+    search.make_reference();
+    for (std::size_t i = 0; i < candidates.size() && s.is_ok(); ++i) s = search.measure(i);
+  }
+  if (s.is_ok()) {
+    search.remeasure_finalists();
+    search.pick_winner();
+  }
+  TuneReport report = search.take_report();
+  if (!s.is_ok()) report.status = std::move(s);
+  report.wall_ms = elapsed_ms(wall_start, now_ns());
+  return report;
 }
 
 }  // namespace tunekit

@@ -60,7 +60,9 @@ struct TuneReport {
   Status status;                            ///< ok when a winner was found
   std::vector<CandidateReport> candidates;  ///< registration order, one per candidate
   std::optional<std::size_t> winner;        ///< index into `candidates`
-  double winner_time_ms = std::numeric_limits<double>::quiet_NaN();  ///< mean; written to CSV
+  /// The winner's score (the value it was ranked by: its interleaved median when it was a
+  /// finalist, else its profile mean); written to the results file.
+  double winner_time_ms = std::numeric_limits<double>::quiet_NaN();
   bool interleaved = false;  ///< the interleaved re-measurement ran
   std::size_t rotating_copies = 1;
   double timer_overhead_ms = 0.0;       ///< cost of one empty timed call (not subtracted)
@@ -76,12 +78,15 @@ struct TuneReport {
   const CandidateReport* default_report() const noexcept;
   /// The best measured candidate other than the winner (by score_ms), or nullptr.
   const CandidateReport* runner_up() const noexcept;
-  /// Default's mean / the winner's mean (> 1: the winner is faster); NaN when either is missing.
+  /// Default's score / the winner's score (> 1: the winner is faster); NaN when either is
+  /// missing. Scores, not means: the ratio compares the values the ranking used.
   double speedup_over_default() const noexcept;
 };
 
-/// A fixed-width table: one row per candidate (name, outcome, mean/min/max/stddev ms, calls,
-/// reason), then the winner, its time, Default's time, the runner-up and the speed-up.
+/// A fixed-width table: one row per candidate (name, outcome, score, mean/min/max/stddev ms,
+/// calls, reason), then the winner, its score, Default's score, the runner-up's score and the
+/// speed-up. Every time on the last line is a score, so the runner-up is never shown faster
+/// than the winner.
 std::string format_report(const TuneReport& report);
 
 }  // namespace tunekit
