@@ -44,10 +44,13 @@ class ProblemTimer {
     return s;
   }
 
-  /// One sample: `c.calls` calls after the thread pools settled; appends their median per-call
-  /// ms to c.samples and returns it (NaN, nothing appended, when the first call fails).
+  /// One sample: after the thread pools settled, one untimed call and `c.calls` timed calls;
+  /// appends their median per-call ms to c.samples and returns it (NaN, nothing appended, when
+  /// the first call fails).
   double sample(Contender& c) {
     (void)ops::settle_threads();
+    double lead_in_ms = 0;  // wakes the contender's own pool, as find_fastest's blocks do
+    if (!call(c, &lead_in_ms).is_ok()) return kNaN;
     std::vector<double> per_call;
     per_call.reserve(static_cast<std::size_t>(c.calls));
     for (int q = 0; q < c.calls; ++q) {

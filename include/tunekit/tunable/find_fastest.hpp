@@ -37,6 +37,11 @@ inline constexpr long long kScreen2Calls = 10;
 /// Untimed lead-in calls before screen 1 and the final profile (fewer when the budget allows
 /// fewer timed calls: min(2, n - 1)). Source: PyTorch TunableOp ProfileStats (2 untimed calls).
 inline constexpr long long kLeadInCalls = 2;
+/// Untimed calls at the start of every finalist's block of the interleaved pass, after
+/// settings.settle(): settling lets the previous runtime's workers fall asleep, so the block's
+/// first call would otherwise pay for waking this candidate's own sleeping thread pool, a cost
+/// single-threaded candidates never pay and back-to-back production calls do not see either.
+inline constexpr long long kBlockLeadInCalls = 1;
 
 namespace detail {
 
@@ -93,8 +98,9 @@ inline std::string ratio_reason(std::string_view stage, double mean_ms, double b
 ///     raised to settings.min_interleaved_rounds (3) for slow problems, where the slowest
 ///     finalists are dropped until that many rounds fit in settings.max_interleaved_ms (4 s) but
 ///     the two fastest always stay; in each round every finalist (order rotated by one per
-///     round) makes max(1, its profile calls / rounds) timed calls after settings.settle(), and
-///     the round's median is kept; a finalist's score is the median of its round medians.
+///     round) makes max(1, its profile calls / rounds) timed calls after settings.settle() and
+///     kBlockLeadInCalls untimed calls, and the round's median is kept; a finalist's score is the
+///     median of its round medians.
 ///  5. pick_winner(): the lowest score wins (a non-finalist's score is its profile mean); the
 ///     written time is the winner's score, the value it was ranked by.
 /// Units: milliseconds. The caller's output is never written (copies only).
@@ -427,8 +433,11 @@ class FastestSearch {
     const long long calls = std::max<long long>(1, r.iterations / rounds);
     std::vector<double> round_samples;
     round_samples.reserve(static_cast<std::size_t>(calls));
-    Status s = measure::time_calls(calls, call_of(*candidates_[f]), before_call(), welford_[f],
-                                   &round_samples, settings_.clock);
+    Status s = measure::run_untimed(kBlockLeadInCalls, call_of(*candidates_[f]), before_call());
+    if (s.is_ok()) {
+      s = measure::time_calls(calls, call_of(*candidates_[f]), before_call(), welford_[f],
+                              &round_samples, settings_.clock);
+    }
     if (!s.is_ok()) {
       r.outcome = CandidateOutcome::kFailed;
       r.reason = "interleaved re-measure: " + s.message();
