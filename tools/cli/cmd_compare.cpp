@@ -121,8 +121,9 @@ void run_compare(const CompareArgs& args) {
         continue;
       }
       (void)call(c, &ms);
-      c.calls =
-          std::clamp(static_cast<int>(std::ceil(args.sample_ms / std::max(ms, 1e-6))), 1, 200);
+      // Bounded as a double (sample_ms / ms can exceed any int; NaN gives 1 call).
+      const double want = std::ceil(args.sample_ms / std::max(ms, 1e-6));
+      c.calls = want >= 200.0 ? 200 : want >= 1.0 ? static_cast<int>(want) : 1;
     }
     // One sample of a contender: its calls after the thread pools settled; the median per-call
     // ms, kept in its samples (NaN when its first call fails).
@@ -236,8 +237,9 @@ void register_compare_command(CLI::App& app) {
   c->add_option("--head-to-head", args->head_to_head,
                 "rounds alternating the tuned dispatch and the best single contender (0: none)")
       ->check(CLI::Range(0, 1000));
-  c->add_option("--sample-ms", args->sample_ms, "time per contender per repeat (calls sized to it)")
-      ->check(CLI::PositiveNumber);
+  c->add_option("--sample-ms", args->sample_ms,
+                "time per contender per repeat, 0.001 to 60000 (calls sized to it, at most 200)")
+      ->check(CLI::Range(0.001, 60000.0));
   c->add_flag("--all", args->all, "also print every contender's time");
   c->callback([args] { run_compare(*args); });
 }
