@@ -32,12 +32,21 @@ Status io_error(const std::string& what, const std::string& path) {
 
 constexpr std::string_view kWhat = "results file";
 
+// files::open_regular, naming a directory as tunekit's results-file messages always have.
+Expected<files::Fd> open_results_file(const std::string& path, int flags) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status(StatusCode::kIoError, "results file '" + path + "' is a directory");
+  }
+  return files::open_regular(path, flags, kWhat);
+}
+
 // An exclusive flock on the regular file at `path`. When the file was replaced (write_file_locked
 // renames a new file over it) or removed while we waited, the lock is taken again on the file now
 // at the path, so no line goes to a file that is no longer there.
 Expected<files::Fd> lock_exclusive(const std::string& path, int flags) {
   for (;;) {
-    auto file = files::open_regular(path, flags, kWhat);
+    auto file = open_results_file(path, flags);
     if (!file) return file.status();
     int rc = 0;
     do {
@@ -243,7 +252,7 @@ bool is_complete_result_line(std::string_view line) {
 }
 
 Expected<ResultsFileContent> read_results_file(const std::string& path) {
-  auto file = files::open_regular(path, O_RDONLY, kWhat);
+  auto file = open_results_file(path, O_RDONLY);
   if (!file) {
     if (file.status().code() == StatusCode::kNotFound) {
       return Status(StatusCode::kNotFound, "results file '" + path + "' does not exist");

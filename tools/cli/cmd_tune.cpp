@@ -119,8 +119,8 @@ std::size_t failed_count(const std::vector<ProblemOutcome>& outcomes) {
 /// the run failed (they are gone when the process ends).
 std::string unsaved_message(std::size_t count, const std::string& reason) {
   return fmt::format(
-      "{} tuned result(s) could NOT be saved ({}); they are lost: free space or "
-      "fix the results file (--results) and run again",
+      "{} tuned result(s) could NOT be saved ({}); they are lost: fix the cause and run again "
+      "(the results that were saved are kept)",
       count, reason);
 }
 

@@ -165,6 +165,9 @@ void check_results_writable(const std::string& path) {
       "results file '" + path + "'" +
       (target != fs::path(path) ? " (a link to '" + target.string() + "')" : std::string());
   struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw CommandFailure{kExitFailure, shown + " is a directory"};
+  }
   if (::stat(target.c_str(), &st) == 0) {
     // An existing file must be a regular file this process may append to.
     auto file = files::open_regular(target.string(), O_WRONLY | O_APPEND, "results file");

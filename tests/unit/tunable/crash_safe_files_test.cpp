@@ -126,7 +126,7 @@ TEST(DeviceFiles, OnlyRegularFilesAreReadOrWrittenAsResults) {
       {"/dev/zero", "'/dev/zero' is not a regular file (a character device)"},
       {"/dev/full", "'/dev/full' is not a regular file (a character device)"},
       {fifo, "'" + fifo + "' is not a regular file (a FIFO)"},
-      {folder, "'" + folder + "': Is a directory"}};
+      {folder, "'" + folder + "' is a directory"}};
   const int rc = run_in_child(
       [&] {
         int failure = 10;
