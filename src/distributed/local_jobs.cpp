@@ -1,15 +1,21 @@
-// Offline tuning in forked local processes, and recovering a dead worker's results from its file.
+// Offline tuning in forked local processes that end with their parent, and recovering a dead
+// worker's results from its file.
 // See include/tunekit/distributed/transport.hpp.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <set>
 
 #include "tunekit/distributed/transport.hpp"
@@ -42,45 +48,117 @@ std::string describe_exit(int job, pid_t pid, int status) {
   return fmt::format("job {} (pid {}) ended without a report", job, pid);
 }
 
-}  // namespace
+// --- stop signals: jobs end with their parent -------------------------------------------------
 
-std::vector<WorkerReport> run_local_jobs(int jobs,
-                                         const std::function<WorkerReport(int job)>& worker) {
-  struct Child {
-    pid_t pid = -1;
-    int fd = -1;
-    std::string data;
-  };
-  std::vector<Child> children(static_cast<std::size_t>(std::max(jobs, 0)));
-  std::fflush(nullptr);
-  for (int job = 0; job < jobs; ++job) {
-    int fds[2];
-    if (::pipe(fds) != 0) {
-      children[static_cast<std::size_t>(job)].data.clear();
-      continue;
+constexpr int kStopSignals[] = {SIGTERM, SIGINT, SIGHUP};
+volatile std::sig_atomic_t g_stop_signal = 0;
+int g_wake_fd = -1;  // write end of the self-pipe that wakes the parent's poll()
+
+void on_stop_signal(int sig) {
+  const int saved = errno;
+  g_stop_signal = sig;
+  if (g_wake_fd >= 0) (void)!::write(g_wake_fd, "!", 1);
+  errno = saved;
+}
+
+/// While the jobs run, SIGTERM, SIGINT and SIGHUP (unless ignored) are caught: the parent
+/// forwards the signal to every job, reaps them, and then ends by the same signal (raise()).
+class StopSignals {
+ public:
+  StopSignals() {
+    if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) wake_[0] = wake_[1] = -1;
+    g_stop_signal = 0;
+    g_wake_fd = wake_[1];
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+      struct sigaction sa {};
+      sa.sa_handler = &on_stop_signal;
+      sigemptyset(&sa.sa_mask);
+      ::sigaction(kStopSignals[i], &sa, &old_[i]);
+      if (old_[i].sa_handler == SIG_IGN) ::sigaction(kStopSignals[i], &old_[i], nullptr);
     }
+  }
+  ~StopSignals() {
+    restore();
+    g_wake_fd = -1;
+    for (int fd : wake_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  /// The dispositions from before (a forked job takes them back, and so does the parent).
+  void restore() const {
+    for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+      ::sigaction(kStopSignals[i], &old_[i], nullptr);
+    }
+  }
+  /// The signal caught so far (0: none).
+  static int caught() { return g_stop_signal; }
+  /// Readable when a signal was caught; polled with the jobs' pipes.
+  int wake_fd() const { return wake_[0]; }
+  /// Closes the self-pipe in a forked job.
+  void close_in_child() const {
+    for (int fd : wake_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+
+ private:
+  int wake_[2] = {-1, -1};
+  struct sigaction old_[std::size(kStopSignals)]{};
+};
+
+// --- the jobs ----------------------------------------------------------------------------------
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  std::string data;
+};
+
+/// In a forked job: ends with the parent (PR_SET_PDEATHSIG, then a re-check that the parent has
+/// not already gone), runs the worker and writes its report to the pipe.
+[[noreturn]] void run_job(int job, pid_t parent, int out_fd, const std::vector<Child>& siblings,
+                          const StopSignals& signals,
+                          const std::function<WorkerReport(int job)>& worker) {
+  signals.restore();
+  signals.close_in_child();
+#ifdef __linux__
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
+  if (::getppid() != parent) ::_exit(1);  // the parent died before the line above
+  for (const Child& c : siblings) {
+    if (c.fd >= 0) ::close(c.fd);
+  }
+  WorkerReport report;
+  try {
+    report = worker(job);
+  } catch (const std::exception& e) {
+    report.status = Status(StatusCode::kRuntimeError, e.what());
+  } catch (...) {
+    report.status = Status(StatusCode::kRuntimeError, "unknown exception");
+  }
+  report.rank = job;
+  write_all(out_fd, encode(report));
+  ::close(out_fd);
+  std::fflush(nullptr);
+  ::_exit(0);
+}
+
+/// Forks the jobs (stopping early when a stop signal arrived meanwhile).
+std::vector<Child> start_jobs(int jobs, const StopSignals& signals,
+                              const std::function<WorkerReport(int job)>& worker) {
+  std::vector<Child> children(static_cast<std::size_t>(std::max(jobs, 0)));
+  const pid_t parent = ::getpid();
+  std::fflush(nullptr);
+  for (int job = 0; job < jobs && StopSignals::caught() == 0; ++job) {
+    int fds[2];
+    if (::pipe(fds) != 0) continue;
     const pid_t pid = ::fork();
     if (pid == 0) {
       ::close(fds[0]);
-      for (int j = 0; j < job; ++j) {
-        if (children[static_cast<std::size_t>(j)].fd >= 0)
-          ::close(children[static_cast<std::size_t>(j)].fd);
-      }
-      WorkerReport report;
-      try {
-        report = worker(job);
-      } catch (const std::exception& e) {
-        report.rank = job;
-        report.status = Status(StatusCode::kRuntimeError, e.what());
-      } catch (...) {
-        report.rank = job;
-        report.status = Status(StatusCode::kRuntimeError, "unknown exception");
-      }
-      report.rank = job;
-      write_all(fds[1], encode(report));
-      ::close(fds[1]);
-      std::fflush(nullptr);
-      ::_exit(0);
+      run_job(job, parent, fds[1], children, signals, worker);
     }
     ::close(fds[1]);
     if (pid < 0) {
@@ -90,11 +168,26 @@ std::vector<WorkerReport> run_local_jobs(int jobs,
     children[static_cast<std::size_t>(job)].pid = pid;
     children[static_cast<std::size_t>(job)].fd = fds[0];
   }
+  return children;
+}
 
-  // Read every pipe until EOF (poll, so no child blocks on a full pipe).
+void forward(int sig, const std::vector<Child>& children) {
+  for (const Child& c : children) {
+    if (c.pid > 0) ::kill(c.pid, sig);
+  }
+}
+
+/// Reads every pipe until EOF (poll, so no child blocks on a full pipe), forwarding a stop
+/// signal to the jobs as soon as it is caught.
+void collect_reports(std::vector<Child>& children, const StopSignals& signals) {
   std::size_t open = 0;
   for (const Child& c : children) open += c.fd >= 0 ? 1 : 0;
+  bool forwarded = false;
   while (open > 0) {
+    if (!forwarded && StopSignals::caught() != 0) {
+      forward(StopSignals::caught(), children);
+      forwarded = true;
+    }
     std::vector<pollfd> polled;
     std::vector<std::size_t> index;
     for (std::size_t i = 0; i < children.size(); ++i) {
@@ -102,11 +195,12 @@ std::vector<WorkerReport> run_local_jobs(int jobs,
       polled.push_back({children[i].fd, POLLIN, 0});
       index.push_back(i);
     }
+    if (!forwarded && signals.wake_fd() >= 0) polled.push_back({signals.wake_fd(), POLLIN, 0});
     if (::poll(polled.data(), polled.size(), -1) < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    for (std::size_t p = 0; p < polled.size(); ++p) {
+    for (std::size_t p = 0; p < index.size(); ++p) {
       if (polled[p].revents == 0) continue;
       Child& c = children[index[p]];
       char buf[1 << 16];
@@ -120,10 +214,12 @@ std::vector<WorkerReport> run_local_jobs(int jobs,
       }
     }
   }
+}
 
+std::vector<WorkerReport> reap(std::vector<Child>& children) {
   std::vector<WorkerReport> reports;
-  for (int job = 0; job < jobs; ++job) {
-    Child& c = children[static_cast<std::size_t>(job)];
+  for (std::size_t job = 0; job < children.size(); ++job) {
+    Child& c = children[job];
     int status = 0;
     if (c.pid > 0) {
       while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
@@ -131,17 +227,36 @@ std::vector<WorkerReport> run_local_jobs(int jobs,
     }
     auto decoded = decode_report(c.data);
     if (decoded) {
-      decoded->rank = job;
+      decoded->rank = static_cast<int>(job);
       reports.push_back(std::move(*decoded));
       continue;
     }
     WorkerReport dead;
-    dead.rank = job;
+    dead.rank = static_cast<int>(job);
     dead.status = Status(StatusCode::kRuntimeError,
-                         c.pid > 0 ? describe_exit(job, c.pid, status)
+                         c.pid > 0 ? describe_exit(static_cast<int>(job), c.pid, status)
                                    : fmt::format("job {} could not be started", job));
     reports.push_back(std::move(dead));
   }
+  return reports;
+}
+
+}  // namespace
+
+std::vector<WorkerReport> run_local_jobs(int jobs,
+                                         const std::function<WorkerReport(int job)>& worker) {
+  int stop = 0;
+  std::vector<WorkerReport> reports;
+  {
+    const StopSignals signals;
+    std::vector<Child> children = start_jobs(jobs, signals, worker);
+    collect_reports(children, signals);
+    if (StopSignals::caught() != 0) forward(StopSignals::caught(), children);
+    reports = reap(children);
+    stop = StopSignals::caught();
+  }
+  // Stopped by a signal: every job was told and reaped; now the parent ends by it too.
+  if (stop != 0) ::raise(stop);
   return reports;
 }
 

@@ -8,12 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,6 +19,7 @@
 #include <utility>
 
 #include "tunekit/core/env.hpp"
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/tunable/context.hpp"
 
 namespace tunekit::distributed {
@@ -123,9 +122,10 @@ std::string encode(const WorkerReport& report) {
     record(out, {"L", r.op_signature, r.params_signature, r.solution, number(r.time_ms), r.extra});
   }
   for (const ProblemOutcome& o : report.outcomes) {
-    record(out, {"O", o.op_signature, o.params_signature, std::to_string(static_cast<int>(o.kind)),
-                 o.winner, number(o.time_ms), number(o.default_ms), o.runner_up,
-                 number(o.runner_up_ms), number(o.flops), o.note, std::to_string(o.rank)});
+    record(out,
+           {"O", o.op_signature, o.params_signature, std::to_string(static_cast<int>(o.kind)),
+            o.winner, number(o.time_ms), number(o.default_ms), o.runner_up, number(o.runner_up_ms),
+            number(o.flops), o.note, std::to_string(o.rank), o.saved ? "1" : "0"});
   }
   record(out, {"E"});
   return out;
@@ -166,7 +166,7 @@ Expected<WorkerReport> decode_report(std::string_view text) {
       const auto t = env::parse_double(f[4]);
       if (!t) return wire_error(line_no, "bad result time");
       report.results.push_back(ResultLine{f[1], f[2], f[3], *t, f[5]});
-    } else if (tag == "O" && need(12)) {
+    } else if (tag == "O" && need(13)) {
       ProblemOutcome o;
       o.op_signature = f[1];
       o.params_signature = f[2];
@@ -186,6 +186,7 @@ Expected<WorkerReport> decode_report(std::string_view text) {
       o.flops = *fl;
       o.note = f[10];
       o.rank = static_cast<int>(*rank);
+      o.saved = f[12] != "0";
       report.outcomes.push_back(std::move(o));
     } else if (tag == "E" && need(1)) {
       seen_end = true;
@@ -233,11 +234,13 @@ Expected<std::vector<std::string>> expand_file_patterns(const std::vector<std::s
   for (const std::string& arg : args) {
     if (is_regular_file(arg) || !has_glob_chars(arg)) {
       if (!is_regular_file(arg)) {
-        std::error_code ec;
-        return Status(
-            StatusCode::kNotFound,
-            "cannot read '" + arg + "': " +
-                (std::filesystem::is_directory(arg, ec) ? "it is a directory" : "no such file"));
+        struct stat st {};
+        if (::stat(arg.c_str(), &st) != 0) {
+          return Status(StatusCode::kNotFound, "cannot read '" + arg + "': no such file");
+        }
+        return Status(StatusCode::kIoError, "cannot read '" + arg + "': it is " +
+                                                std::string(files::kind_of(st.st_mode)) +
+                                                ", not a regular file");
       }
       if (seen.insert(arg).second) files.push_back(arg);
       continue;
@@ -411,17 +414,10 @@ Status write_full_files(std::string_view base, int copies, const GatherSummary& 
   for (const ResultLine& r : kept) content.append(format_result_line(r)).push_back('\n');
   for (const ResultLine& r : added) content.append(format_result_line(r)).push_back('\n');
   for (int i = 0; i < std::max(copies, 1); ++i) {
-    // Written to a temporary name and renamed: a reader never sees a half-written file, and a
-    // crash leaves the previous file whole.
+    // Written to a temporary name and renamed (write_file_locked): a reader never sees a
+    // half-written file, and a crash or a full disk leaves the previous file whole.
     const std::string name = full_results_name(base, i);
-    const std::string tmp = name + ".tmp" + std::to_string(::getpid());
-    TUNEKIT_RETURN_IF_ERROR(write_file_locked(tmp, content));
-    if (std::rename(tmp.c_str(), name.c_str()) != 0) {
-      const Status s(StatusCode::kIoError,
-                     "cannot rename '" + tmp + "' to '" + name + "': " + std::strerror(errno));
-      std::remove(tmp.c_str());
-      return s;
-    }
+    TUNEKIT_RETURN_IF_ERROR(write_file_locked(name, content));
     if (written != nullptr) written->push_back(name);
   }
   return Status::ok();

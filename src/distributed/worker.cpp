@@ -8,6 +8,7 @@
 
 #include "tunekit/core/log.hpp"
 #include "tunekit/ops/gemm.hpp"
+#include "tunekit/ops/gemm_memory.hpp"
 
 namespace tunekit::distributed {
 
@@ -54,11 +55,25 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     }
     return out;
   }
+  // Everything the tuning allocates, this problem's own operands included, must fit before any
+  // of it is allocated.
+  auto settings = op.context().tuning_settings();
+  if (!settings) {
+    out.note = settings.status().to_string();
+    return out;
+  }
+  if (Status fits = ops::check_memory_for(ops::gemm_tuning_bytes(*shape, *settings, true),
+                                          "tuning " + op_sig + "," + canonical);
+      !fits.is_ok()) {
+    out.note = fits.message();
+    return out;
+  }
   auto workspace = ops::GemmWorkspace::create(*shape, 1, /*random_fill=*/true, /*seed=*/1);
   if (!workspace) {
     out.note = workspace.status().to_string();
     return out;
   }
+  const std::uint64_t unsaved_before = results.unsaved().count;
   const TuneReport report = op.tune((*workspace)->bind(0));
   if (!report.status.is_ok() || !report.winner) {
     out.note = report.status.to_string();
@@ -74,7 +89,9 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.runner_up = r->name;
     out.runner_up_ms = r->score_ms;
   }
-  out.note = report.persisted ? "tuned" : "tuned (not saved)";
+  const ResultsManager::Unsaved unsaved = results.unsaved();
+  out.saved = unsaved.count == unsaved_before;
+  out.note = out.saved ? "tuned" : "tuned, NOT SAVED: " + unsaved.last.message();
   (void)fill_result();
   return out;
 }

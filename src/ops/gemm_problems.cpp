@@ -2,6 +2,7 @@
 // See include/tunekit/ops/gemm_problems.hpp.
 #include "tunekit/ops/gemm_problems.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <utility>
 
 #include "tunekit/core/env.hpp"
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
 namespace tunekit::ops {
@@ -29,11 +31,11 @@ Expected<DType> parse_dtype(const std::string& name) {
 
 Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
                           const DType* dtype_override) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kIoError, "cannot read '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  auto file = files::open_regular(path, O_RDONLY, "problem file");
+  if (!file) return file.status();
+  auto read = files::read_all(file->get(), path, "problem file");
+  if (!read) return read.status();
+  const std::string text(strip_byte_order_mark(*read));
   if (auto at = find_binary_byte(text)) {
     const auto line_no =
         1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
@@ -103,6 +105,9 @@ Status bad_spec(std::string_view item, const std::string& why) {
   return Status(StatusCode::kInvalidArgument, fmt::format("bucket spec: '{}': {}", item, why));
 }
 
+// Sizes are 32-bit BLAS integers.
+const std::string kMaxSize = std::to_string(std::numeric_limits<std::int32_t>::max());
+
 std::optional<std::int64_t> parse_size(std::string_view text) {
   auto v = env::parse_int(std::string(text));
   if (!v || *v < 1 || *v > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
@@ -164,7 +169,9 @@ Expected<std::vector<Bucket>> parse_buckets(std::string_view spec) {
           dash == std::string_view::npos ? std::nullopt : parse_size(range.substr(0, dash));
       const auto b =
           dash == std::string_view::npos ? std::nullopt : parse_size(range.substr(dash + 1));
-      if (!a || !b || *a > *b) return bad_spec(item, "expected pow2:A-B with 1 <= A <= B");
+      if (!a || !b || *a > *b) {
+        return bad_spec(item, "expected pow2:A-B with 1 <= A <= B <= " + kMaxSize);
+      }
       std::int64_t p = 1;
       while (p < *a) p *= 2;
       for (; p <= *b; p *= 2) TUNEKIT_RETURN_IF_ERROR(add(item, next_lo, p, p));
@@ -176,16 +183,18 @@ Expected<std::vector<Bucket>> parse_buckets(std::string_view spec) {
     if (dash == std::string_view::npos) {
       if (colon != std::string_view::npos) return bad_spec(item, "expected R, LO-HI or LO-HI:R");
       const auto r = parse_size(range);
-      if (!r) return bad_spec(item, "expected a size >= 1");
+      if (!r) return bad_spec(item, "expected a size from 1 to " + kMaxSize);
       TUNEKIT_RETURN_IF_ERROR(add(item, next_lo, *r, *r));
       continue;
     }
     const auto lo = parse_size(range.substr(0, dash));
     const auto hi = parse_size(range.substr(dash + 1));
-    if (!lo || !hi) return bad_spec(item, "expected LO-HI with sizes >= 1");
+    if (!lo || !hi) return bad_spec(item, "expected LO-HI with sizes from 1 to " + kMaxSize);
     std::optional<std::int64_t> rep = hi;
     if (colon != std::string_view::npos) rep = parse_size(item.substr(colon + 1));
-    if (!rep) return bad_spec(item, "expected a representative size >= 1 after ':'");
+    if (!rep) {
+      return bad_spec(item, "expected a representative size from 1 to " + kMaxSize + " after ':'");
+    }
     TUNEKIT_RETURN_IF_ERROR(add(item, *lo, *hi, *rep));
   }
   if (buckets.empty()) return bad_spec(spec, "no buckets");

@@ -8,27 +8,11 @@
 #include <cstring>
 #include <new>
 
+#include "tunekit/ops/gemm_memory.hpp"
 #include "tunekit/ops/gemm_params.hpp"
 
 namespace tunekit::ops {
 namespace {
-
-/// MemAvailable of /proc/meminfo in bytes, or 0 when it cannot be read.
-std::size_t available_memory_bytes() {
-  std::FILE* f = std::fopen("/proc/meminfo", "r");
-  if (f == nullptr) return 0;
-  char line[256];
-  std::size_t kib = 0;
-  while (std::fgets(line, sizeof line, f) != nullptr) {
-    unsigned long long v = 0;
-    if (std::sscanf(line, "MemAvailable: %llu kB", &v) == 1) {
-      kib = static_cast<std::size_t>(v);
-      break;
-    }
-  }
-  std::fclose(f);
-  return kib * 1024;
-}
 
 constexpr std::size_t kAlignment = 64;
 
@@ -129,22 +113,12 @@ Expected<std::unique_ptr<GemmWorkspace>> GemmWorkspace::create(const GemmParams&
       view_bytes(params.m, params.n, params.ldc, params.stride_c, nb, out_elem, c_bytes);
 
   // Refuse up front what would drive the machine into the out-of-memory killer (the pages are
-  // touched at once by the fill): copies of every operand, the initial output and a reference
-  // output of the numerical check.
-  {
-    const long double need =
-        static_cast<long double>(copies) * (a_bytes + b_bytes + c_bytes + bias_bytes) +
-        2.0L * static_cast<long double>(c_bytes);
-    const std::size_t available = available_memory_bytes();
-    if (available > 0 && need > 0.9L * static_cast<long double>(available)) {
-      return Status(StatusCode::kRuntimeError,
-                    fmt::format("problem needs {:.1f} GiB of operands ({} cop{}), only {:.1f} GiB "
-                                "of memory is available",
-                                static_cast<double>(need / (1024.0L * 1024 * 1024)), copies,
-                                copies == 1 ? "y" : "ies",
-                                static_cast<double>(available) / (1024.0 * 1024 * 1024)));
-    }
-  }
+  // touched at once by the fill): every buffer allocated below. Memory the caller holds already
+  // (its operands) is no longer available; tune-file counts its own operands before making them
+  // (gemm_tuning_bytes).
+  TUNEKIT_RETURN_IF_ERROR(check_memory_for(
+      gemm_workspace_bytes(params, copies),
+      fmt::format("a workspace of {} operand cop{}", copies, copies == 1 ? "y" : "ies")));
   ws->c_initial_ = allocate(c_bytes);
   if (!ws->c_initial_) {
     return Status(StatusCode::kRuntimeError,

@@ -8,9 +8,10 @@
 
 namespace tunekit {
 
-/// The whole content of `fd`: from offset 0 (pread, so a descriptor read before is read again
-/// from the start), or from where it stands when it cannot seek (a pipe or terminal).
-/// Errors: kIoError "cannot read tuning log '<path>': <reason>".
+/// The whole content of `fd`: a regular file from offset 0 (pread, so a descriptor read before
+/// is read again from the start), at most 1 GiB; anything else (a pipe or terminal) from where
+/// it stands, refusing a line longer than 16 MiB or more than 1 GiB.
+/// Errors: kIoError "cannot read tuning log '<path>': <reason>", or naming the bound exceeded.
 Expected<std::string> read_log_text(int fd, const std::string& path);
 
 }  // namespace tunekit

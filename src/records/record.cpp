@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <numeric>
 
 #include "records/log_text.hpp"
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/core/json.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
@@ -257,6 +259,15 @@ Expected<std::vector<Record>> parse_records(std::string_view text, const std::st
     const std::string_view line = text.substr(0, nl);
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     ++line_no;
+    if (nl == std::string_view::npos && !trim(line).empty()) {
+      // Every record is written whole, ending in '\n' (one write(), undone when cut short): a
+      // last line without its end was not completely written (a killed writer, a full disk).
+      log::warn(
+          fmt::format("{}:{}: ignoring the incomplete last line (no line end: an "
+                      "interrupted write)",
+                      source, line_no));
+      break;
+    }
     auto d = decode_record_line(line);
     if (!d) {
       const std::string msg = fmt::format("{}:{}: {}", source, line_no, d.status().message());
@@ -274,25 +285,48 @@ Expected<std::vector<Record>> parse_records(std::string_view text, const std::st
   return out;
 }
 
-Expected<std::string> read_log_text(int fd, const std::string& path) {
+namespace {
+
+constexpr std::size_t kMaxLogLineBytes = std::size_t{16} << 20;
+
+// A pipe or terminal (standard input): read to its end, refusing a line longer than 16 MiB
+// (a record is a few hundred bytes; /dev/zero would otherwise fill memory) or more than 1 GiB.
+Expected<std::string> read_stream(int fd, const std::string& path) {
   std::string text;
+  std::size_t line_start = 0, lines = 1;
   char buf[1 << 16];
-  bool seekable = true;
-  for (off_t at = 0;;) {
-    const ssize_t n = seekable ? ::pread(fd, buf, sizeof buf, at) : ::read(fd, buf, sizeof buf);
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == ESPIPE && seekable) {
-      seekable = false;
-      continue;
-    }
     if (n < 0) {
       return Status(StatusCode::kIoError,
                     fmt::format("cannot read tuning log '{}': {}", path, std::strerror(errno)));
     }
     if (n == 0) return text;
-    text.append(buf, static_cast<std::size_t>(n));
-    at += n;
+    const std::string_view chunk(buf, static_cast<std::size_t>(n));
+    if (const std::size_t nl = chunk.rfind('\n'); nl != std::string_view::npos) {
+      line_start = text.size() + nl + 1;
+      lines += static_cast<std::size_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+    }
+    text.append(chunk);
+    if (text.size() - line_start > kMaxLogLineBytes || text.size() > files::kMaxTextFileBytes) {
+      return Status(
+          StatusCode::kIoError,
+          fmt::format("tuning log '{}': line {} is longer than {} MiB, or the log longer "
+                      "than {} MiB: not a tuning log",
+                      path, lines, kMaxLogLineBytes >> 20, files::kMaxTextFileBytes >> 20));
+    }
   }
+}
+
+}  // namespace
+
+Expected<std::string> read_log_text(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    return files::read_all(fd, path, "tuning log");
+  }
+  return read_stream(fd, path);
 }
 
 Expected<std::vector<Record>> load_records(const std::string& path, const LoadOptions& options) {
@@ -301,19 +335,9 @@ Expected<std::vector<Record>> load_records(const std::string& path, const LoadOp
     if (!text) return text.status();
     return parse_records(*text, path, options);
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return Status(StatusCode::kIoError,
-                  fmt::format("cannot open tuning log '{}': {}", path, std::strerror(errno)));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Status(StatusCode::kIoError,
-                  fmt::format("cannot open tuning log '{}': {}", path, std::strerror(EISDIR)));
-  }
-  auto text = read_log_text(fd, path);
-  ::close(fd);
+  auto file = files::open_regular(path, O_RDONLY, "tuning log");
+  if (!file) return file.status();
+  auto text = read_log_text(file->get(), path);
   if (!text) return text.status();
   return parse_records(*text, path, options);
 }

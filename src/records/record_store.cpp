@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "records/log_text.hpp"
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/core/log.hpp"
 
 namespace tunekit {
@@ -43,20 +44,15 @@ struct LockedFd {
   bool created = false;
 };
 
-/// Opens `path` with `flags` and flocks it with `op`, until the locked file is still the one at
-/// the path: a LockedLog may have renamed another file over it, or removed it, while we waited.
-Expected<LockedFd> open_locked(const std::string& path, int flags, int op, std::string_view what) {
+/// Opens the regular file `path` with `flags` and flocks it with `op`, until the locked file is
+/// still the one at the path: a LockedLog may have renamed another file over it, or removed it,
+/// while we waited.
+Expected<LockedFd> open_locked(const std::string& path, int flags, int op) {
   for (;;) {
     LockedFd l;
-    if ((flags & O_CREAT) != 0) {
-      // Exclusive creation first, to tell whether the file existed.
-      l.fd = ::open(path.c_str(), flags | O_EXCL | O_CLOEXEC, 0644);
-      l.created = l.fd >= 0;
-      if (l.fd < 0 && errno == EEXIST) l.fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
-    } else {
-      l.fd = ::open(path.c_str(), flags | O_CLOEXEC);
-    }
-    if (l.fd < 0) return io_error(what, path, errno);
+    auto file = files::open_regular(path, flags, "tuning log", &l.created);
+    if (!file) return file.status();
+    l.fd = file->release();
     while (::flock(l.fd, op) != 0) {
       if (errno == EINTR) continue;
       const int err = errno;
@@ -68,7 +64,7 @@ Expected<LockedFd> open_locked(const std::string& path, int flags, int op, std::
     if (::fstat(l.fd, &held) != 0) {
       const int err = errno;
       ::close(l.fd);
-      return io_error(what, path, err);
+      return io_error("open tuning log", path, err);
     }
     if (::stat(path.c_str(), &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino)
       return l;
@@ -76,15 +72,21 @@ Expected<LockedFd> open_locked(const std::string& path, int flags, int op, std::
   }
 }
 
-Status write_all(int fd, const std::string& text, const std::string& path) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return io_error("write", path, errno);
-    done += static_cast<std::size_t>(n);
-  }
-  return Status::ok();
+/// Removes a last line without its '\n' from the locked log `fd` of `size` bytes: it was not
+/// completely written, and a record appended after it would be glued to it. Returns the new size.
+Expected<off_t> remove_incomplete_last_line(int fd, off_t size, const std::string& path) {
+  char last = '\n';
+  if (size == 0 || (::pread(fd, &last, 1, size - 1) == 1 && last == '\n')) return size;
+  auto text = files::read_all(fd, path, "tuning log");
+  if (!text) return text.status();
+  const std::size_t nl = text->rfind('\n');
+  const off_t start = nl == std::string::npos ? 0 : static_cast<off_t>(nl + 1);
+  if (::ftruncate(fd, start) != 0) return io_error("truncate", path, errno);
+  log::warn(
+      fmt::format("{}:{}: removed the incomplete last line (no line end: an interrupted "
+                  "write)",
+                  path, 1 + std::count(text->begin(), text->begin() + start, '\n')));
+  return start;
 }
 
 std::string encode_lines(std::span<const Record> records) {
@@ -100,21 +102,19 @@ std::string encode_lines(std::span<const Record> records) {
 
 Status JsonLinesStore::append(std::span<const Record> records) {
   if (records.empty()) return Status::ok();
-  std::string text = encode_lines(records);
-  auto l = open_locked(path_, O_RDWR | O_APPEND | O_CREAT, LOCK_EX, "open for append");
+  const std::string text = encode_lines(records);
+  auto l = open_locked(path_, O_RDWR | O_APPEND | O_CREAT, LOCK_EX);
   if (!l) return l.status();
-  // A previous writer may have died mid-line: start on a fresh line so no record is glued to it.
-  const off_t size = ::lseek(l->fd, 0, SEEK_END);
-  char last = '\n';
-  if (size > 0 && ::pread(l->fd, &last, 1, size - 1) == 1 && last != '\n')
-    text.insert(text.begin(), '\n');
-  Status st = write_all(l->fd, text, path_);
-  ::close(l->fd);  // releases the lock
-  return st;
+  const files::Fd held(l->fd);  // closing it releases the lock
+  const off_t end = ::lseek(l->fd, 0, SEEK_END);
+  if (end < 0) return io_error("open tuning log", path_, errno);
+  auto size = remove_incomplete_last_line(l->fd, end, path_);
+  if (!size) return size.status();
+  return files::append_all_or_nothing(l->fd, *size, text, path_, "tuning log");
 }
 
 Expected<std::vector<Record>> JsonLinesStore::load() const {
-  auto l = open_locked(path_, O_RDONLY, LOCK_SH, "open tuning log");
+  auto l = open_locked(path_, O_RDONLY, LOCK_SH);
   if (!l) return l.status();
   auto text = read_log_text(l->fd, path_);
   ::close(l->fd);
@@ -124,14 +124,8 @@ Expected<std::vector<Record>> JsonLinesStore::load() const {
 
 Expected<LockedLog> LockedLog::acquire(const std::string& path) {
   // Read-only is enough to lock, and lets a read-only file in a writable directory be replaced.
-  auto l = open_locked(path, O_RDONLY | O_CREAT, LOCK_EX, "open tuning log");
+  auto l = open_locked(path, O_RDONLY | O_CREAT, LOCK_EX);
   if (!l) return l.status();
-  struct stat st {};
-  if (::fstat(l->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(l->fd);
-    return Status(StatusCode::kIoError,
-                  fmt::format("cannot lock tuning log '{}': not a regular file", path));
-  }
   return LockedLog(path, l->fd, l->created);
 }
 
@@ -183,7 +177,9 @@ Status LockedLog::replace(std::span<const Record> records) {
   if (::fstat(fd_, &old) == 0 && ::fchmod(tfd, old.st_mode & 07777) != 0) {
     return fail(io_error("set the mode of", tmp, errno));
   }
-  if (Status st = write_all(tfd, text, tmp); !st) return fail(st);
+  if (Status st = files::append_all_or_nothing(tfd, 0, text, tmp, "tuning log"); !st) {
+    return fail(st);
+  }
   if (::fsync(tfd) != 0) return fail(io_error("flush", tmp, errno));
   // Lock the new file before it appears at the path, so the hold moves to it without a gap.
   if (::flock(tfd, LOCK_EX) != 0) return fail(io_error("lock", tmp, errno));

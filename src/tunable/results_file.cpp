@@ -14,12 +14,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <locale>
 #include <sstream>
 #include <unordered_set>
 
 #include "tunekit/core/env.hpp"
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/core/log.hpp"
 
 namespace tunekit {
@@ -29,70 +30,37 @@ Status io_error(const std::string& what, const std::string& path) {
   return Status(StatusCode::kIoError, what + " '" + path + "': " + std::strerror(errno));
 }
 
-// RAII descriptor holding an exclusive flock.
-class LockedFd {
- public:
-  LockedFd(const std::string& path, int flags) : path_(path) {
-    do {
-      fd_ = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
-    } while (fd_ < 0 && errno == EINTR);
-    if (fd_ < 0) {
-      status_ = io_error("cannot open results file", path);
-      return;
-    }
+constexpr std::string_view kWhat = "results file";
+
+// files::open_regular, naming a directory as tunekit's results-file messages always have.
+Expected<files::Fd> open_results_file(const std::string& path, int flags) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status(StatusCode::kIoError, "results file '" + path + "' is a directory");
+  }
+  return files::open_regular(path, flags, kWhat);
+}
+
+// An exclusive flock on the regular file at `path`. When the file was replaced (write_file_locked
+// renames a new file over it) or removed while we waited, the lock is taken again on the file now
+// at the path, so no line goes to a file that is no longer there.
+Expected<files::Fd> lock_exclusive(const std::string& path, int flags) {
+  for (;;) {
+    auto file = open_results_file(path, flags);
+    if (!file) return file.status();
     int rc = 0;
     do {
-      rc = ::flock(fd_, LOCK_EX);
+      rc = ::flock(file->get(), LOCK_EX);
     } while (rc != 0 && errno == EINTR);
-    if (rc != 0) status_ = io_error("cannot lock results file", path);
-  }
-  ~LockedFd() {
-    if (fd_ >= 0) {
-      ::flock(fd_, LOCK_UN);
-      ::close(fd_);
+    if (rc != 0) return io_error("cannot lock results file", path);
+    struct stat held {
+    }, now{};
+    if (::fstat(file->get(), &held) != 0) return io_error("cannot stat results file", path);
+    if (::stat(path.c_str(), &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino) {
+      return file;
     }
   }
-  LockedFd(const LockedFd&) = delete;
-  LockedFd& operator=(const LockedFd&) = delete;
-
-  const Status& status() const { return status_; }
-  int fd() const { return fd_; }
-
-  Status write_all(std::string_view data) {
-    std::size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return io_error("cannot write results file", path_);
-      }
-      done += static_cast<std::size_t>(n);
-    }
-    return Status::ok();
-  }
-
-  Expected<std::string> read_all() {
-    std::string content;
-    char buf[1 << 16];
-    off_t offset = 0;
-    for (;;) {
-      const ssize_t n = ::pread(fd_, buf, sizeof(buf), offset);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return io_error("cannot read results file", path_);
-      }
-      if (n == 0) break;
-      content.append(buf, static_cast<std::size_t>(n));
-      offset += n;
-    }
-    return content;
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  Status status_;
-};
+}
 
 Status parse_error(std::string_view file, std::size_t line_no, const std::string& what) {
   return Status(StatusCode::kParseError,
@@ -191,7 +159,7 @@ Status parse_one_line(std::string_view line, std::string_view file_name, std::si
   if (fields.size() < 3 || fields[0].empty() || fields[1].empty() || fields[2].empty()) {
     std::string hint;
     if (fields.size() == 2 && fields[0].find("TunableOp_") != std::string_view::npos) {
-      hint = "; this looks like an untuned-problem line: tune such files with 'tunekit tune-file'";
+      hint = "; " + std::string(kUntunedLineNote);
     }
     return parse_error(file_name, line_no,
                        "could not parse line '" + shown +
@@ -229,8 +197,14 @@ Status parse_one_line(std::string_view line, std::string_view file_name, std::si
 
 }  // namespace
 
+std::string_view strip_byte_order_mark(std::string_view text) noexcept {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  return text.starts_with(kBom) ? text.substr(kBom.size()) : text;
+}
+
 Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name) {
   ResultsFileContent content;
+  text = strip_byte_order_mark(text);
   if (auto at = find_binary_byte(text)) {
     const std::size_t line_no =
         1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + *at, '\n'));
@@ -252,25 +226,18 @@ Expected<ResultsFileContent> parse_results(std::string_view text, std::string_vi
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    std::size_t fields = 0;
-    const std::size_t results_before = content.results.size();
-    const std::size_t validators_before = content.validators.size();
-    Status s = parse_one_line(line, file_name, line_no, content, seen, fields);
-    const bool is_validator = line.starts_with("Validator,");
-    // tunekit writes every line whole (one write() ending in '\n'), so an unterminated last line
-    // is a write that was cut short (a killed or crashed writer, a full disk): it is dropped when
-    // it does not parse, or when a result line lacks its time field.
-    const bool torn = !terminated && (!s.is_ok() || (!is_validator && fields < 4));
-    if (torn) {
-      content.results.resize(results_before);
-      content.validators.resize(validators_before);
+    if (!terminated) {
+      // tunekit writes every line whole, ending in '\n' (one write(), undone when cut short), so
+      // a last line without its end was not completely written (a killed writer, a full disk):
+      // it may parse ("...,libxsmm,0.00" of "0.00123") but is never a result.
       content.warnings.push_back(std::string(file_name) + ":" + std::to_string(line_no) +
                                  ": ignoring the incomplete last line '" +
                                  std::string(line.substr(0, 200)) +
                                  "' (no line end: an interrupted write)");
       break;
     }
-    if (!s.is_ok()) return s;
+    std::size_t fields = 0;
+    TUNEKIT_RETURN_IF_ERROR(parse_one_line(line, file_name, line_no, content, seen, fields));
   }
   return content;
 }
@@ -285,80 +252,112 @@ bool is_complete_result_line(std::string_view line) {
 }
 
 Expected<ResultsFileContent> read_results_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) {
+  auto file = open_results_file(path, O_RDONLY);
+  if (!file) {
+    if (file.status().code() == StatusCode::kNotFound) {
       return Status(StatusCode::kNotFound, "results file '" + path + "' does not exist");
     }
-    return io_error("cannot stat results file", path);
+    return file.status();
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return io_error("cannot open results file", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return io_error("cannot read results file", path);
-  return parse_results(text.str(), path);
+  auto text = files::read_all(file->get(), path, kWhat);
+  if (!text) return text.status();
+  return parse_results(*text, path);
 }
+
+namespace {
+
+// Removes the last line of `existing` (the file's content, under the lock) when it lacks its
+// '\n': it was not completely written, and a line appended after it would be glued to it.
+Status remove_incomplete_last_line(int fd, const std::string& path, std::string& existing) {
+  if (existing.empty() || existing.back() == '\n') return Status::ok();
+  const std::size_t nl = existing.rfind('\n');
+  const std::size_t start = nl == std::string::npos ? 0 : nl + 1;
+  const std::string_view fragment = std::string_view(existing).substr(start);
+  int rc = 0;
+  do {
+    rc = ::ftruncate(fd, static_cast<off_t>(start));
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) return io_error("cannot truncate results file", path);
+  if (fragment.find_first_not_of(" \t\r") != std::string_view::npos) {
+    const auto line_no =
+        1 +
+        std::count(existing.begin(), existing.begin() + static_cast<std::ptrdiff_t>(start), '\n');
+    log::warn(path + ":" + std::to_string(line_no) + ": removed the incomplete last line '" +
+              std::string(fragment.substr(0, 200)) + "' (no line end: an interrupted write)");
+  }
+  existing.resize(start);
+  return Status::ok();
+}
+
+}  // namespace
 
 Status append_line_locked(const std::string& path, std::string_view header, std::string_view line,
-                          const std::function<Status(std::string_view existing)>& check_existing,
-                          const std::function<bool(std::string_view last_line)>& is_complete) {
-  LockedFd file(path, O_RDWR | O_CREAT | O_APPEND);
-  TUNEKIT_RETURN_IF_ERROR(file.status());
+                          const std::function<Status(std::string_view existing)>& check_existing) {
+  auto file = lock_exclusive(path, O_RDWR | O_CREAT | O_APPEND);
+  if (!file) return file.status();
+  const int fd = file->get();
   struct stat st {};
-  if (::fstat(file.fd(), &st) != 0) return io_error("cannot stat results file", path);
-  std::string buffer;
-  buffer.reserve(header.size() + line.size() + 2);
-  bool blank = st.st_size == 0;
+  if (::fstat(fd, &st) != 0) return io_error("cannot stat results file", path);
   char last = '\n';
-  if (!blank && ::pread(file.fd(), &last, 1, st.st_size - 1) != 1) {
+  if (st.st_size > 0 && ::pread(fd, &last, 1, st.st_size - 1) != 1) {
     return io_error("cannot read results file", path);
   }
+  // The whole content is read only when it is checked, may be blank, or ends in a torn line.
   std::optional<std::string> existing;
-  if (!blank && (check_existing || st.st_size <= 64 || (last != '\n' && is_complete))) {
-    auto content = file.read_all();
+  if (st.st_size > 0 && (check_existing || st.st_size <= 64 || last != '\n')) {
+    auto content = files::read_all(fd, path, kWhat);
     if (!content) return content.status();
     existing = std::move(*content);
-    blank = existing->find_first_not_of(" \t\r\n") == std::string::npos;
+    TUNEKIT_RETURN_IF_ERROR(remove_incomplete_last_line(fd, path, *existing));
   }
-  if (!blank && last != '\n' && is_complete) {
-    // The last line has no line end: a writer was cut short (killed, disk full) or the file was
-    // edited by hand. A fragment that is not a whole line is removed; a whole one is ended.
-    const std::size_t start =
-        existing->rfind('\n') == std::string::npos ? 0 : existing->rfind('\n') + 1;
-    const std::string_view fragment = std::string_view(*existing).substr(start);
-    if (!is_complete(fragment)) {
-      const std::size_t line_no =
-          1 + static_cast<std::size_t>(std::count(
-                  existing->begin(), existing->begin() + static_cast<std::ptrdiff_t>(start), '\n'));
-      if (::ftruncate(file.fd(), static_cast<off_t>(start)) != 0) {
-        return io_error("cannot truncate results file", path);
-      }
-      log::warn(path + ":" + std::to_string(line_no) + ": removed the incomplete last line '" +
-                std::string(fragment.substr(0, 200)) + "' (no line end: an interrupted write)");
-      existing->resize(start);
-      last = '\n';
-      blank = existing->find_first_not_of(" \t\r\n") == std::string::npos;
-    }
-  }
+  const off_t size = existing ? static_cast<off_t>(existing->size()) : st.st_size;
+  const bool blank =
+      size == 0 || (existing && existing->find_first_not_of(" \t\r\n") == std::string::npos);
   if (!blank && check_existing) TUNEKIT_RETURN_IF_ERROR(check_existing(*existing));
-  if (!blank) {
-    // Start on a fresh line rather than extending a line without its end.
-    if (last != '\n') buffer.push_back('\n');
-  } else {
-    if (existing && !existing->empty() && existing->back() != '\n') buffer.push_back('\n');
-    buffer.append(header);
-  }
+  std::string buffer;
+  buffer.reserve(header.size() + line.size() + 1);
+  if (blank) buffer.append(header);
   buffer.append(line);
   buffer.push_back('\n');
-  return file.write_all(buffer);
+  return files::append_all_or_nothing(fd, size, buffer, path, kWhat);
 }
 
+namespace {
+
+// The file a path names, through any symbolic links (so replacing it keeps the links).
+std::string resolved(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::canonical(path, ec);
+  return ec ? path : target.string();
+}
+
+}  // namespace
+
 Status write_file_locked(const std::string& path, std::string_view content) {
-  LockedFd file(path, O_WRONLY | O_CREAT);
-  TUNEKIT_RETURN_IF_ERROR(file.status());
-  if (::ftruncate(file.fd(), 0) != 0) return io_error("cannot truncate results file", path);
-  return file.write_all(content);
+  // Appenders wait on the lock of the current file and move to the new one once it is renamed
+  // over it (lock_exclusive); a failed write leaves the current file as it was.
+  auto held = lock_exclusive(path, O_RDONLY | O_CREAT);
+  if (!held) return held.status();
+  const std::string target = resolved(path);
+  std::string tmp = target + ".tmp.XXXXXX";
+  files::Fd out(::mkostemp(tmp.data(), O_CLOEXEC));
+  if (out.get() < 0) return io_error("cannot create a temporary file beside results file", path);
+  const auto fail = [&tmp](Status s) {
+    ::unlink(tmp.c_str());
+    return s;
+  };
+  struct stat st {};
+  if (::fstat(held->get(), &st) == 0) (void)::fchmod(out.get(), st.st_mode & 07777);
+  if (Status s = files::append_all_or_nothing(out.get(), 0, content, path, kWhat); !s.is_ok()) {
+    return fail(s);
+  }
+  if (::fsync(out.get()) != 0) return fail(io_error("cannot flush results file", path));
+  // The new file is locked before it appears at the path, so the hold moves over without a gap.
+  if (::flock(out.get(), LOCK_EX) != 0) return fail(io_error("cannot lock results file", path));
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    return fail(io_error("cannot replace results file", path));
+  }
+  return Status::ok();
 }
 
 std::optional<RangeToken> parse_range_token(std::string_view token) noexcept {

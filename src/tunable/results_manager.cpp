@@ -15,9 +15,8 @@ Status validate_content(const ValidatorRegistry& validators, const ResultsFileCo
                   path + ":" + std::to_string(content.first_result_line) + ": key=\"" +
                       std::string(kVersionValidator) +
                       "\" is not provided for validation: the file has no validator header (a "
-                      "results file starts with Validator lines, this one with a result; an "
-                      "untuned or hand-made file? tune its problems with 'tunekit tune-file', or "
-                      "move it away); it is neither loaded nor appended to");
+                      "results file starts with Validator lines, this one with a result: an "
+                      "untuned or hand-made file?); it is neither loaded nor appended to");
   }
   return validators.validate(content.validators, path);
 }
@@ -99,20 +98,30 @@ Expected<bool> ResultsManager::add_and_persist(ResultLine line, const std::strin
         return check_append_target(path, existing);
       };
     }
-    Status s = append_line_locked(path, format_header(validators_.values()), text, check,
-                                  &is_complete_result_line);
+    Status s = append_line_locked(path, format_header(validators_.values()), text, check);
     if (s.is_ok()) {
       validated_.insert(path);
       return true;
     }
-    if (rejected_.count(path) == 0) return s;  // an I/O error, not a rejection
+    if (rejected_.count(path) == 0) {  // an I/O error, not a rejection
+      ++unsaved_.count;
+      unsaved_.last = s;
+      return s;
+    }
   }
+  ++unsaved_.count;
+  unsaved_.last = Status(StatusCode::kValidatorMismatch,
+                         "results file '" + path + "' was rejected (" + rejected_[path] + ")");
   if (warned_.insert(path).second) {
     log::warn("not appending to results file '" + path + "', which was rejected (" +
-              rejected_[path] +
-              "); new results are kept in memory only: save them with write_file(<other name>)");
+              rejected_[path] + "); new results are kept in memory only");
   }
   return true;
+}
+
+ResultsManager::Unsaved ResultsManager::unsaved() const {
+  std::lock_guard file_lock(file_mutex_);
+  return unsaved_;
 }
 
 Status ResultsManager::read_file(const std::string& path) {

@@ -6,13 +6,6 @@
 
 namespace tunekit {
 
-bool is_complete_untuned_line(std::string_view line) {
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  const auto fields = split_fields(line);
-  return fields.size() >= 2 && !fields[0].empty() && !fields[1].empty() &&
-         !find_binary_byte(line).has_value();
-}
-
 Expected<bool> UntunedRecorder::record(std::string_view op_signature,
                                        std::string_view params_signature, std::string_view extra,
                                        const std::string& path) {
@@ -26,7 +19,7 @@ Expected<bool> UntunedRecorder::record(std::string_view op_signature,
   if (path.empty()) {
     return Status(StatusCode::kInvalidArgument, "record-untuned is on but no untuned file is set");
   }
-  TUNEKIT_RETURN_IF_ERROR(append_line_locked(path, {}, line, {}, &is_complete_untuned_line));
+  TUNEKIT_RETURN_IF_ERROR(append_line_locked(path, {}, line));
   recorded_.insert(std::move(key));
   return true;
 }

@@ -203,8 +203,8 @@ void register_compare_command(CLI::App& app) {
                 "rounds alternating the tuned dispatch and the best single contender (0: none)")
       ->check(CLI::Range(0, 1000));
   c->add_option("--sample-ms", args->options.sample_ms,
-                "time per contender per repeat (calls sized to it, 1 to 200 calls)")
-      ->check(CLI::Range(1e-3, 1e6));
+                "time per contender per repeat, 0.001 to 60000 (calls sized to it, at most 200)")
+      ->check(CLI::Range(0.001, 60000.0));
   c->add_flag("--all", args->all, "also print every contender's time");
   c->callback([args] { run_compare(*args); });
 }

@@ -15,7 +15,13 @@ void show(const std::string& path, int threads) {
   auto content = read_results_file(path);
   if (threads > 0) tuning_context().set_threads(threads);
   tuning_context().set_threads(ops::set_num_threads(tuning_context().threads()));
-  if (!content) throw CommandFailure{kExitFailure, content.status().message()};
+  if (!content) {
+    const std::string why = content.status().message();
+    const bool untuned = why.find(kUntunedLineNote) != std::string::npos;
+    throw CommandFailure{
+        kExitFailure, why + (untuned ? "; tune its problems with 'tunekit tune-file " + path + "'"
+                                     : std::string())};
+  }
   (void)gemm_op();  // registers this machine's validators
   std::printf("%s: %zu validator(s), %zu result(s)\n", path.c_str(), content->validators.size(),
               content->results.size());

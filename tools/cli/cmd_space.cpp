@@ -3,14 +3,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
+#include <system_error>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
 #include "table.hpp"
+#include "tunekit/core/json.hpp"
 #include "tunekit/space/config_space.hpp"
 #include "tunekit/space/random.hpp"
 #include "tunekit/space/space_spec.hpp"
@@ -30,9 +38,131 @@ struct SpaceArgs {
   std::vector<std::string> assignments;
 };
 
+constexpr double kExactDoubleLimit = 9007199254740992.0;  // 2^53
+
+/// The first number beyond 2^53 in magnitude among a spec parameter's values (a list, or the
+/// bounds of a "range" or "power2" object), if any.
+std::optional<nlohmann::ordered_json> number_beyond_2_53(const nlohmann::ordered_json& values) {
+  const nlohmann::ordered_json* list = &values;
+  if (values.is_object()) {
+    if (values.contains("range")) list = &values["range"];
+    if (values.contains("power2")) list = &values["power2"];
+  }
+  if (!list->is_array()) return std::nullopt;
+  constexpr std::int64_t kLimit = std::int64_t{1} << 53;
+  for (const auto& v : *list) {
+    const bool beyond =
+        v.is_number_unsigned()  ? v.get<std::uint64_t>() > static_cast<std::uint64_t>(kLimit)
+        : v.is_number_integer() ? v.get<std::int64_t>() > kLimit || v.get<std::int64_t>() < -kLimit
+        : v.is_number_float()   ? std::fabs(v.get<double>()) > kExactDoubleLimit
+                                : false;
+    if (beyond) return v;
+  }
+  return std::nullopt;
+}
+
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// Whether `text` holds the identifier `name` (not as part of a longer word).
+bool mentions(const std::string& text, const std::string& name) {
+  for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const std::size_t end = at + name.size();
+    if ((at == 0 || !is_word_char(text[at - 1])) &&
+        (end == text.size() || !is_word_char(text[end])))
+      return true;
+  }
+  return false;
+}
+
+/// The first integer literal beyond 2^53 in a restriction's text, if any.
+std::optional<std::string> literal_beyond_2_53(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i])) ||
+        (i > 0 && (is_word_char(text[i - 1]) || text[i - 1] == '.'))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+    const std::string digits = text.substr(i, j - i);
+    const std::string_view value =
+        std::string_view(digits).substr(std::min(digits.find_first_not_of('0'), digits.size()));
+    // Beyond 2^53 = 9007199254740992 (16 digits), compared exactly as decimal text.
+    if (value.size() > 16 || (value.size() == 16 && value > "9007199254740992")) return digits;
+    i = j;
+  }
+  return std::nullopt;
+}
+
+/// The spec's parameters as (name, values) pairs, in any of the accepted layouts.
+std::vector<std::pair<std::string, nlohmann::ordered_json>> spec_parameters(
+    const nlohmann::ordered_json& spec) {
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> out;
+  const char* key = spec.contains("parameters") ? "parameters" : "tune_params";
+  if (!spec.contains(key)) return out;
+  const auto& params = spec[key];
+  if (params.is_object()) {
+    for (const auto& [name, v] : params.items()) out.emplace_back(name, v);
+  } else if (params.is_array()) {
+    for (const auto& p : params) {
+      if (p.is_object() && p.contains("name") && p["name"].is_string() && p.contains("values"))
+        out.emplace_back(p["name"].get<std::string>(), p["values"]);
+    }
+  }
+  return out;
+}
+
+/// Restrictions compute in double precision, which cannot tell integers beyond 2^53 apart: a
+/// spec whose restriction reads a parameter with such a value, or holds such a literal, is
+/// refused with one line rather than answered wrongly. (Values only looked up, never computed
+/// with, are compared exactly: same_number.)
+void refuse_inexact_restrictions(const nlohmann::ordered_json& spec, const std::string& path) {
+  if (!spec.is_object() || !spec.contains("restrictions")) return;
+  std::vector<std::string> restrictions;
+  const auto& r = spec["restrictions"];
+  if (r.is_string()) restrictions.push_back(r.get<std::string>());
+  for (const auto& x : r.is_array() ? r : nlohmann::ordered_json::array()) {
+    if (x.is_string()) restrictions.push_back(x.get<std::string>());
+  }
+  const auto parameters = spec_parameters(spec);
+  for (const std::string& text : restrictions) {
+    if (auto literal = literal_beyond_2_53(text)) {
+      throw CommandFailure{tunekit::cli::kExitFailure,
+                           fmt::format("{}: restriction '{}' holds the number {}, beyond 2^53: "
+                                       "restrictions compute in double precision and cannot tell "
+                                       "it from its neighbours",
+                                       path, text, *literal)};
+    }
+    for (const auto& [name, values] : parameters) {
+      const auto big = mentions(text, name) ? number_beyond_2_53(values) : std::nullopt;
+      if (!big) continue;
+      throw CommandFailure{
+          tunekit::cli::kExitFailure,
+          fmt::format("{}: parameter '{}' has the value {}, beyond 2^53, and restriction '{}' "
+                      "reads it: restrictions compute in double precision and cannot tell such "
+                      "values apart",
+                      path, name, big->dump(), text)};
+    }
+  }
+}
+
 ConfigSpace load(const std::string& path) {
-  auto space = tunekit::load_space_spec(path);
-  if (!space) throw CommandFailure{tunekit::cli::kExitFailure, space.status().message()};
+  std::ifstream in(path);
+  if (!in)
+    throw CommandFailure{tunekit::cli::kExitFailure, "cannot open space spec '" + path + "'"};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto spec = tunekit::parse_json<nlohmann::ordered_json>(text.str());
+  if (!spec) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("{}: {}", path, spec.status().message())};
+  }
+  refuse_inexact_restrictions(*spec, path);
+  auto space = tunekit::space_from_spec(*spec);
+  if (!space) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("{}: {}", path, space.status().message())};
+  }
   return std::move(*space);
 }
 
@@ -215,24 +345,69 @@ void show(const SpaceArgs& a) {
   std::fputs(text.c_str(), stdout);
 }
 
+/// `text` as a whole decimal integer (an optional '-', then digits), exactly; nullopt otherwise
+/// or beyond 64 bits.
+std::optional<nlohmann::json> exact_integer(const std::string& text) {
+  const char* end = text.data() + text.size();
+  if (!text.empty() && text.front() == '-') {
+    std::int64_t v = 0;
+    const auto [stop, ec] = std::from_chars(text.data(), end, v);
+    if (ec == std::errc() && stop == end) return nlohmann::json(v);
+    return std::nullopt;
+  }
+  std::uint64_t v = 0;
+  const auto [stop, ec] = std::from_chars(text.data(), end, v);
+  if (ec == std::errc() && stop == end) return nlohmann::json(v);
+  return std::nullopt;
+}
+
+/// Whether two JSON integers (signed or unsigned storage) are the same integer, exactly.
+bool same_integer(const nlohmann::json& a, const nlohmann::json& b) {
+  const auto negative = [](const nlohmann::json& v) {
+    return !v.is_number_unsigned() && v.get<std::int64_t>() < 0;
+  };
+  if (negative(a) || negative(b)) {
+    return negative(a) && negative(b) && a.get<std::int64_t>() == b.get<std::int64_t>();
+  }
+  return a.get<std::uint64_t>() == b.get<std::uint64_t>();
+}
+
+/// Whether the command-line `text` is the numeric entity `e`: integers are compared exactly as
+/// integers (a double cannot tell 2^53 + 1 from 2^53); other forms ("16.0", "1e3") as doubles,
+/// which is exact only up to 2^53.
+bool same_number(const nlohmann::json& e, const std::string& text) {
+  if (auto integer = exact_integer(text)) {
+    if (e.is_number_integer()) return same_integer(*integer, e);
+    return integer->get<double>() == e.get<double>() &&
+           std::fabs(integer->get<double>()) <= kExactDoubleLimit;
+  }
+  try {
+    std::size_t used = 0;
+    const double d = std::stod(text, &used);
+    return used == text.size() && std::fabs(d) <= kExactDoubleLimit && d == e.get<double>();
+  } catch (...) {
+    return false;
+  }
+}
+
 /// Parses NAME=VALUE against the knob's entities: a value matches an entity whose text form
-/// (strings as written, numbers as JSON) is equal, or a numeric entity of the same value.
+/// (strings as written, numbers as JSON) is equal, or a numeric entity of the same value
+/// (same_number). Beyond 2^53 a number must be written as a whole integer.
 std::uint32_t position_of(const tunekit::Knob& knob, const std::string& text) {
   for (std::uint32_t p = 0; p < knob.size(); ++p) {
     const auto& e = knob.entities[p];
-    if (payload_text(e) == text) return p;
-    if (e.is_number()) {
-      try {
-        std::size_t used = 0;
-        const double d = std::stod(text, &used);
-        if (used == text.size() && d == e.get<double>()) return p;
-      } catch (...) {
-      }
+    if (payload_text(e) == text || (e.is_number() && same_number(e, text))) return p;
+  }
+  std::string beyond;
+  try {
+    if (!exact_integer(text) && std::fabs(std::stod(text)) > kExactDoubleLimit) {
+      beyond = "; numbers beyond 2^53 are matched only when written as whole integers";
     }
+  } catch (...) {
   }
   throw CommandFailure{tunekit::cli::kExitUsage,
-                       fmt::format("'{}' is not a value of parameter '{}' (values: {})", text,
-                                   knob.name, value_list(knob))};
+                       fmt::format("'{}' is not a value of parameter '{}' (values: {}){}", text,
+                                   knob.name, value_list(knob), beyond)};
 }
 
 int check(const SpaceArgs& a) {

@@ -2,6 +2,7 @@
 // or local processes, optionally bucketed) and `tunekit gemm` (tune or look up one problem).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -100,6 +101,39 @@ double flops_of(const ProblemOutcome& o) {
   return p ? p->flops() : 0.0;
 }
 
+/// Problems tuned whose result could not be written to the results file.
+std::size_t unsaved_count(const std::vector<ProblemOutcome>& outcomes) {
+  return static_cast<std::size_t>(std::count_if(
+      outcomes.begin(), outcomes.end(),
+      [](const auto& o) { return o.kind == ProblemOutcome::Kind::kTuned && !o.saved; }));
+}
+
+/// Problems that could not be tuned.
+std::size_t failed_count(const std::vector<ProblemOutcome>& outcomes) {
+  return static_cast<std::size_t>(
+      std::count_if(outcomes.begin(), outcomes.end(),
+                    [](const auto& o) { return o.kind == ProblemOutcome::Kind::kFailed; }));
+}
+
+/// The last line of a run whose results did not all reach their file: how many, why, and that
+/// the run failed (they are gone when the process ends).
+std::string unsaved_message(std::size_t count, const std::string& reason) {
+  return fmt::format(
+      "{} tuned result(s) could NOT be saved ({}); they are lost: fix the cause and run again "
+      "(the results that were saved are kept)",
+      count, reason);
+}
+
+/// The reason given for the first result that could not be saved.
+std::string first_unsaved_reason(const std::vector<ProblemOutcome>& outcomes) {
+  for (const ProblemOutcome& o : outcomes) {
+    if (o.kind != ProblemOutcome::Kind::kTuned || o.saved) continue;
+    const std::size_t at = o.note.find(": ");
+    return at == std::string::npos ? o.note : o.note.substr(at + 2);
+  }
+  return "see the table";
+}
+
 /// Prints the table and the footer line (counts, wall time, geometric-mean speed-up over Default).
 void print_outcomes(const std::vector<ProblemOutcome>& outcomes, bool with_rank, double wall_s) {
   Table table = make_table(with_rank);
@@ -125,7 +159,7 @@ void print_outcomes(const std::vector<ProblemOutcome>& outcomes, bool with_rank,
              o.runner_up.empty()
                  ? "-"
                  : fmt::format("{} ({})", o.runner_up, format_number(o.runner_up_ms)),
-             o.note};
+             o.saved ? o.note : std::string("tuned, NOT SAVED (the last line says why)")};
     }
     if (with_rank) row.push_back(std::to_string(o.rank));
     table.add_row(std::move(row));
@@ -133,6 +167,9 @@ void print_outcomes(const std::vector<ProblemOutcome>& outcomes, bool with_rank,
   std::fputs(table.render().c_str(), stdout);
   std::printf("\n%zu tuned, %zu already tuned", tuned, cached);
   if (failed > 0) std::printf(", %zu not tuned", failed);
+  if (const std::size_t lost = unsaved_count(outcomes); lost > 0) {
+    std::printf(", %zu tuned but NOT SAVED", lost);
+  }
   std::printf(", wall time %.1f s", wall_s);
   if (!speedups.empty()) {
     std::printf("; geometric-mean speed-up over Default %.3fx (%zu problems)",
@@ -192,6 +229,7 @@ WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ProblemRef>&
   try {
     auto op = setup_worker_tuning(args.flags, WorkerSetup{rank, workers_on_host, base,
                                                           distributed::full_results_name(base, 0)});
+    check_results_writable(op->context().filename());
     report = distributed::tune_share(
         *op, share_of(problems, ranks, rank), rank,
         show_progress ? distributed::ProgressFn(&progress) : distributed::ProgressFn());
@@ -240,6 +278,13 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
               summary.results.size(), summary.merged_ranks.size(), written.front().c_str());
   if (written.size() > 1) std::printf(" and copies ... %s", written.back().c_str());
   std::printf("\n");
+  if (const std::size_t lost = unsaved_count(summary.outcomes); lost > 0) {
+    throw CommandFailure{
+        kExitFailure,
+        fmt::format("{} tuned result(s) could NOT be saved to their rank's results file ({}); "
+                    "the gathered file {} holds them",
+                    lost, first_unsaved_reason(summary.outcomes), written.front())};
+  }
   if (!summary.failed_ranks.empty()) {
     throw CommandFailure{kExitFailure,
                          fmt::format("{} of {} rank(s) failed (see above); the others' "
@@ -248,16 +293,8 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
   }
 }
 
-void run_single(const TuneFileArgs& args) {
-  const Prepared prep = prepare(args);
-  auto op = setup_tuning(args.flags);
-  check_results_writable(tuning_context().filename());
-  const std::int64_t start = now_ns();
-  const WorkerReport report = distributed::tune_share(*op, prep.problems, 0, &progress);
-  progress_done();
-  print_outcomes(report.outcomes, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
-  print_skipped(prep);
-  TuningContext& ctx = tuning_context();
+/// Appends the bucket entries of a single-process run; returns them.
+std::vector<ResultLine> write_bucket_entries(const Prepared& prep, TuningContext& ctx) {
   std::vector<ResultLine> written;
   for (ResultLine& line : bucket_lines(prep, [&ctx](const std::string&o, const std::string&p) {
          return ctx.results_manager().lookup(o, p);
@@ -266,13 +303,20 @@ void run_single(const TuneFileArgs& args) {
     if (!added) log::warn(added.status().message());
     written.push_back(std::move(line));
   }
-  print_buckets(written, prep.bucket_entries.size(), ctx.filename());
-  std::printf("\nresults: %s\n", ctx.filename().c_str());
-  const auto failed = std::count_if(
-      report.outcomes.begin(), report.outcomes.end(),
-      [](const auto& o) { return o.kind == distributed::ProblemOutcome::Kind::kFailed; });
+  return written;
+}
+
+/// Ends a single-process run: results that could not be saved first (they are lost), then
+/// problems that could not be tuned.
+void finish_single(const WorkerReport& report, const ResultsManager::Unsaved& unsaved,
+                   std::uint64_t unsaved_before) {
+  std::fflush(stdout);
+  if (unsaved.count > unsaved_before) {
+    throw CommandFailure{kExitFailure,
+                         unsaved_message(unsaved.count - unsaved_before, unsaved.last.message())};
+  }
+  const std::size_t failed = failed_count(report.outcomes);
   if (failed > 0 || report.outcomes.empty()) {
-    std::fflush(stdout);
     throw CommandFailure{
         kExitFailure,
         report.outcomes.empty()
@@ -283,9 +327,35 @@ void run_single(const TuneFileArgs& args) {
   }
 }
 
+void run_single(const TuneFileArgs& args) {
+  const Prepared prep = prepare(args);
+  auto op = setup_tuning(args.flags);
+  check_results_writable(tuning_context().filename());
+  TuningContext& ctx = tuning_context();
+  const std::uint64_t unsaved_before = ctx.results_manager().unsaved().count;
+  const std::int64_t start = now_ns();
+  const WorkerReport report = distributed::tune_share(*op, prep.problems, 0, &progress);
+  progress_done();
+  print_outcomes(report.outcomes, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
+  print_skipped(prep);
+  print_buckets(write_bucket_entries(prep, ctx), prep.bucket_entries.size(), ctx.filename());
+  std::printf("\nresults: %s\n", ctx.filename().c_str());
+  finish_single(report, ctx.results_manager().unsaved(), unsaved_before);
+}
+
+/// The files a run over `jobs` local processes writes: each job's own and the gathered copies.
+/// They are checked before any job starts, so no tuning is lost to a file that cannot take it.
+void check_job_files_writable(const std::string& base, int jobs) {
+  for (int j = 0; j < jobs; ++j) {
+    check_results_writable(distributed::worker_results_name(base, j));
+    check_results_writable(distributed::full_results_name(base, j));
+  }
+}
+
 void run_local_jobs(const TuneFileArgs& args) {
   const Prepared prep = prepare(args);
   const int jobs = args.jobs;
+  check_job_files_writable(results_base_name(args.flags), jobs);
   const std::int64_t start = now_ns();
   std::vector<WorkerReport> reports = distributed::run_local_jobs(jobs, [&](int job) {
     return run_worker(args, prep.problems, job, jobs, jobs, /*show_progress=*/false);
@@ -403,8 +473,12 @@ void run_gemm(const GemmArgs& a) {
   const ProblemOutcome outcome =
       distributed::tune_problem(*op, ProblemRef{p.op_signature(), p.signature()}, 0, nullptr);
   print_outcomes({outcome}, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
+  std::fflush(stdout);
   if (outcome.kind == ProblemOutcome::Kind::kFailed) {
     throw CommandFailure{kExitFailure, outcome.note};
+  }
+  if (!outcome.saved) {
+    throw CommandFailure{kExitFailure, unsaved_message(1, first_unsaved_reason({outcome}))};
   }
 }
 

@@ -107,8 +107,11 @@ void size_samples(ProblemTimer& timer, std::vector<Contender>& contenders, doubl
       continue;
     }
     (void)timer.call(c, &ms);
-    const double wanted = std::ceil(sample_ms / std::max(ms, 1e-6));  // clamped before the cast
-    c.calls = static_cast<int>(std::clamp(wanted, 1.0, double{kMaxCallsPerSample}));
+    // Bounded as a double (sample_ms / ms can exceed any int; NaN gives 1 call).
+    const double want = std::ceil(sample_ms / std::max(ms, 1e-6));
+    c.calls = want >= kMaxCallsPerSample ? kMaxCallsPerSample
+              : want >= 1.0              ? static_cast<int>(want)
+                                         : 1;
   }
 }
 

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "tunekit: %s (see --help)\n", e.what());
     return tunekit::cli::kExitUsage;
   } catch (const tunekit::cli::CommandFailure& f) {
+    std::fflush(stdout);  // the reason is the last line, after everything printed before it
     std::fprintf(stderr, "tunekit: %s\n", f.message.c_str());
     return f.code;
   } catch (const tunekit::Error& e) {

@@ -2,7 +2,9 @@
 // See tools/cli/tuning_setup.hpp.
 #include "tuning_setup.hpp"
 
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include "commands.hpp"
 #include "tunekit/core/env.hpp"
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/ops/threading.hpp"
@@ -113,7 +116,12 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
   const std::string file = ctx.filename();
   Status read = ctx.read_file(file);
   if (!read.is_ok() && read.code() != StatusCode::kNotFound) {
-    throw CommandFailure{kExitFailure, read.message()};
+    // A file that is no results file (an untuned file, a hand-made one): say how to go on here.
+    const bool not_results = read.code() == StatusCode::kParseError ||
+                             read.message().find("has no validator header") != std::string::npos;
+    throw CommandFailure{
+        kExitFailure,
+        read.message() + (not_results ? "; choose another results file (--results)" : "")};
   }
   if (worker != nullptr && !worker->also_read.empty()) {
     Status also = ctx.read_file(worker->also_read);
@@ -132,21 +140,47 @@ std::unique_ptr<GemmTunableOp> setup_worker_tuning(const TuneFlags& flags, const
   return setup(flags, &w);
 }
 
+namespace {
+
+/// `path` with its symbolic links followed as far as they go (a dangling link ends at the
+/// missing target); at most 40 links, as the kernel.
+std::filesystem::path follow_links(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && fs::is_symlink(p, ec); ++hops) {
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return p;
+}
+
+}  // namespace
+
 void check_results_writable(const std::string& path) {
   namespace fs = std::filesystem;
+  const fs::path target = follow_links(path);
+  const std::string shown =
+      "results file '" + path + "'" +
+      (target != fs::path(path) ? " (a link to '" + target.string() + "')" : std::string());
+  struct stat st {};
+  if (::stat(target.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw CommandFailure{kExitFailure, shown + " is a directory"};
+  }
+  if (::stat(target.c_str(), &st) == 0) {
+    // An existing file must be a regular file this process may append to.
+    auto file = files::open_regular(target.string(), O_WRONLY | O_APPEND, "results file");
+    if (!file) throw CommandFailure{kExitFailure, file.status().message()};
+    return;
+  }
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
-  const fs::path p(path);
-  if (fs::is_directory(p, ec)) {
-    throw CommandFailure{kExitFailure, "results file '" + path + "' is a directory"};
-  }
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (!fs::is_directory(dir, ec)) {
-    throw CommandFailure{
-        kExitFailure, "results file '" + path + "': folder '" + dir.string() + "' does not exist"};
+    throw CommandFailure{kExitFailure, shown + ": folder '" + dir.string() + "' does not exist"};
   }
-  const bool exists = fs::exists(p, ec);
-  if (::access(exists ? path.c_str() : dir.c_str(), W_OK) != 0) {
-    throw CommandFailure{kExitFailure, "results file '" + path + "' is not writable"};
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw CommandFailure{kExitFailure, shown + ": folder '" + dir.string() + "' is not writable"};
   }
 }
 

@@ -46,11 +46,15 @@ struct WorkerSetup {
 /// and matches this environment (else a warning). Throws CommandFailure as setup_tuning().
 std::unique_ptr<GemmTunableOp> setup_worker_tuning(const TuneFlags& flags, const WorkerSetup& w);
 
-/// The results file name before any ordinal: TUNEKIT_FILENAME, else --results, else
-/// "tunekit_results.csv".
-/// Throws CommandFailure (one line naming the file) when `path` is a directory, its folder does
-/// not exist, or it cannot be written: checked before any tuning, so no result is lost.
+/// Throws CommandFailure (one line naming the file) unless results can be appended to `path`:
+/// an existing file must be a regular file open for appending (not a directory, a device such as
+/// /dev/full, or a FIFO); a new one needs an existing, writable folder. Symbolic links are
+/// followed, so a dangling link into a missing folder is refused. Checked before any tuning,
+/// so no tuned result is lost to a file that cannot take it.
 void check_results_writable(const std::string& path);
+
+/// The results file name before any ordinal: --results, else TUNEKIT_FILENAME, else
+/// "tunekit_results.csv".
 std::string results_base_name(const TuneFlags& flags);
 
 /// GFLOP/s of `flops` operations taking `ms` milliseconds.

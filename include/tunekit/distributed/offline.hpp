@@ -37,9 +37,10 @@ struct ProblemOutcome {
   double default_ms = std::numeric_limits<double>::quiet_NaN();  ///< Default's mean (tuned)
   std::string runner_up;                                         ///< second best (tuned)
   double runner_up_ms = std::numeric_limits<double>::quiet_NaN();
-  double flops = 0;  ///< operations per call
-  std::string note;  ///< "tuned", "tuned (not saved)", "already tuned", or the failure
-  int rank = 0;      ///< worker that handled it
+  double flops = 0;   ///< operations per call
+  std::string note;   ///< "tuned", "tuned, NOT SAVED: <reason>", "already tuned", or the failure
+  int rank = 0;       ///< worker that handled it
+  bool saved = true;  ///< false: tuned, but the result could not be written to the results file
 };
 
 /// Everything a worker sends back.

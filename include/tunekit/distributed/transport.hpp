@@ -45,6 +45,10 @@ Expected<std::unique_ptr<Transport>> make_mpi_transport();
 /// coordinates). A child that exits without a report (crash, kill, exit) yields a report with
 /// rank = job, status kRuntimeError ("job 1 (pid 4242) was killed by signal 9") and nothing
 /// else; its results file may still hold what it tuned (recover_results()).
+/// Jobs end with their parent: each asks for SIGTERM when the thread that forked it ends
+/// (PR_SET_PDEATHSIG, so even SIGKILL of the parent stops them) and checks that its parent is
+/// still there; while the jobs run, a SIGTERM, SIGINT or SIGHUP to the parent (unless ignored)
+/// is forwarded to every job, the jobs are reaped, and the parent then ends by the same signal.
 std::vector<WorkerReport> run_local_jobs(int jobs,
                                          const std::function<WorkerReport(int job)>& worker);
 

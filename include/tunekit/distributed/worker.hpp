@@ -17,7 +17,10 @@ using ProgressFn = std::function<void(std::size_t, std::size_t, const std::strin
 /// Tunes one problem with `op` unless its context already holds a result (then kCached), on
 /// operands filled from a fixed seed; the leading dimensions of the signature are kept (padded
 /// operands are sub-matrix views of larger buffers). Fills `result` (when not null) with the
-/// stored line of a tuned or cached problem.
+/// stored line of a tuned or cached problem. A problem whose tuning would not fit in memory (its
+/// operands and every copy the tuning makes: ops::gemm_tuning_bytes) fails before anything is
+/// allocated. A tuned result that could not be written to the context's results file (a full
+/// disk, a removed folder, a rejected file) has `saved` false and the reason in its note.
 ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int rank,
                             ResultLine* result);
 

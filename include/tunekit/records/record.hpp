@@ -90,15 +90,22 @@ struct LoadOptions {
 /// Decodes the text of a whole log (lines separated by '\n') read from `source` (a file name
 /// used in messages). v0.1 rows are skipped with one warning per process, "AutoTVM log version
 /// 0.1 is no longer supported."; malformed lines (decode_record_line) are warned about as
-/// "<source>:<line>: <reason> (line skipped)", or returned as the error when strict.
+/// "<source>:<line>: <reason> (line skipped)", or returned as the error when strict. A last line
+/// without its '\n' was not completely written (every record is written whole with its line
+/// end): it is never a record, and is warned about as "<source>:<line>: ignoring the incomplete
+/// last line ...", strict or not.
 /// Errors: kParseError for the first malformed line when strict; kParseError naming `source`
 /// when the text is gzip-compressed (logs are plain JSON lines), strict or not.
 Expected<std::vector<Record>> parse_records(std::string_view text, const std::string& source,
                                             const LoadOptions& options = {});
 
-/// Reads every record of a log file (path "-" = stdin) with parse_records.
-/// Errors: kIoError "cannot open tuning log '<path>': <reason>" (missing, unreadable, a
-/// directory) or "cannot read ..."; kParseError from parse_records.
+/// Reads every record of a log file (path "-" = stdin) with parse_records. Only a regular file
+/// is opened (a device or FIFO is refused before it is read: no endless read, no hang), at most
+/// 1 GiB; standard input is read to its end, refusing a line longer than 16 MiB.
+/// Errors: kNotFound "cannot open tuning log '<path>': No such file or directory"; kIoError
+/// "cannot open tuning log '<path>': <reason>" (unreadable, a directory), "tuning log '<path>' is
+/// not a regular file (a character device)", or "cannot read ..."; kParseError from
+/// parse_records.
 Expected<std::vector<Record>> load_records(const std::string& path,
                                            const LoadOptions& options = {});
 

@@ -1,5 +1,6 @@
 // TunableOp results CSV: line grammar, parsing with file:line errors, time formatting, and
-// crash-safe appends (one write() per line on an O_APPEND descriptor under an advisory flock).
+// crash-safe appends (one write() per line on an O_APPEND descriptor under an advisory flock,
+// undone when cut short) and rewrites (a new file renamed over the old one).
 #pragma once
 
 #include <compare>
@@ -53,15 +54,25 @@ std::string format_header(const std::vector<ValidatorEntry>& validators);
 /// which callers keep as `extra`).
 std::vector<std::string_view> split_fields(std::string_view line);
 
-/// Parses results-file text. Empty lines are skipped, a trailing '\r' is dropped (CRLF files),
-/// `Validator` lines need >= 3 fields, result lines 3 fields (time 0) or >= 4 (fields after the
-/// 4th are kept verbatim as `extra`). Duplicate (op, params) results: the first wins and the
-/// later one is listed in `duplicates`. A validator key given twice with different values is an
-/// error. An unterminated last line that does not parse (or is a result without its time) is a
-/// write that was cut short: it is dropped and listed in `warnings` naming its line.
+/// Parses results-file text. A leading UTF-8 byte order mark is dropped, empty lines are
+/// skipped, a trailing '\r' is dropped (CRLF files), `Validator` lines need >= 3 fields, result
+/// lines 3 fields (time 0) or >= 4 (fields after the 4th are kept verbatim as `extra`). Duplicate
+/// (op, params) results: the first wins and the later one is listed in `duplicates`. A validator
+/// key given twice with different values is an error. A last line without its '\n' was not
+/// completely written (tunekit ends every line it writes, in the same write): it is never a
+/// result or validator, even when it parses ("...,libxsmm,0.00" cut from "0.00123"), and is
+/// listed in `warnings` naming its line.
 /// Errors: kParseError "<file>:<line>: could not parse line '...'" (or a bad time field, or
 /// "binary content": see find_binary_byte()).
 Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name);
+
+/// Part of the message for a 2-field `<op>,<params>` line where a result was expected (a line of
+/// an untuned file); commands add advice that fits them.
+inline constexpr std::string_view kUntunedLineNote =
+    "this looks like a line of an untuned file (problems to tune, not results)";
+
+/// `text` without a leading UTF-8 byte order mark (EF BB BF), which editors may write.
+std::string_view strip_byte_order_mark(std::string_view text) noexcept;
 
 /// Offset of the first byte that cannot occur in a text CSV file (control characters other than
 /// tab and LF, a CR not ending a line, DEL), or nullopt.
@@ -71,25 +82,32 @@ std::optional<std::size_t> find_binary_byte(std::string_view text) noexcept;
 /// result line with its time field.
 bool is_complete_result_line(std::string_view line);
 
-/// Reads and parses a results file.
-/// Errors: kNotFound when the file does not exist; kIoError when it cannot be read; parse errors
-/// as parse_results.
+/// Reads and parses a results file. Only a regular file is read (a device, FIFO or directory is
+/// refused before it is opened, so /dev/zero is never read without end), at most 1 GiB.
+/// Errors: kNotFound when the file does not exist; kIoError "results file '<path>' is not a
+/// regular file (a character device)", or when it cannot be read; parse errors as
+/// parse_results.
 Expected<ResultsFileContent> read_results_file(const std::string& path);
 
-/// Appends `line` + '\n' to `path` with a single write() on an O_APPEND descriptor while holding
-/// an exclusive flock, so concurrent processes never interleave or drop lines. When the file is
-/// missing, empty or blank (whitespace only), `header` is written first in the same write().
-/// Otherwise `check_existing(content)` (if given) is called with its current content under the
-/// lock and nothing is written unless it returns ok. When the file's last line lacks its '\n',
-/// it is ended first; if `is_complete` is given and says the fragment is not a whole line (a
-/// write that was cut short), the fragment is removed instead, with a warning naming file:line.
-/// Errors: kIoError naming the file on open/lock/write failure; check_existing's status.
+/// Appends `line` + '\n' to `path` while holding an exclusive flock on it (taken again when the
+/// file was replaced meanwhile), with one write() on an O_APPEND descriptor, so concurrent
+/// processes never interleave or drop lines. When the file is missing, empty or blank
+/// (whitespace only), `header` is written first in the same write(). Otherwise
+/// `check_existing(content)` (if given) is called with its current content under the lock and
+/// nothing is written unless it returns ok. A last line without its '\n' (a write cut short) is
+/// removed first, with a warning naming file:line, so no line is glued to it. All or nothing: a
+/// write cut short (a full disk, a file size limit) is undone by truncating the file back.
+/// Only a regular file is appended to.
+/// Errors: kIoError naming the file on open/lock/write failure (then the file is as before),
+/// or when it is not a regular file; check_existing's status.
 Status append_line_locked(
     const std::string& path, std::string_view header, std::string_view line,
-    const std::function<Status(std::string_view existing)>& check_existing = {},
-    const std::function<bool(std::string_view last_line)>& is_complete = {});
+    const std::function<Status(std::string_view existing)>& check_existing = {});
 
-/// Replaces the content of `path` (truncate + one write under an exclusive flock).
+/// Replaces the content of `path` crash-safely: `content` goes to a temporary file beside it
+/// (through symbolic links), which is flushed and renamed over it while the file's lock is held;
+/// appenders waiting on the lock then append to the new file. A failed write (a full disk)
+/// leaves the old file as it was.
 /// Errors: kIoError naming the file.
 Status write_file_locked(const std::string& path, std::string_view content);
 

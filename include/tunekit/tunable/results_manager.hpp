@@ -54,9 +54,20 @@ class ResultsManager {
   /// Adds a result and, when it is new and `path` is not empty, appends it to `path` (header
   /// first into a missing or empty file). A file whose header fails validation (checked once per
   /// path, under the file lock) is never appended to: a warning is logged once and the result
-  /// stays in memory. Returns whether the result was new.
-  /// Errors: kIoError naming the file when the append fails (the result stays in memory).
+  /// stays in memory (write_file(<other name>) saves it). Returns whether the result was new.
+  /// Either way a result that did not reach its file is counted in unsaved().
+  /// Errors: kIoError naming the file when the append fails (the result stays in memory and the
+  /// file is as it was).
   Expected<bool> add_and_persist(ResultLine line, const std::string& path);
+
+  /// Results add_and_persist() kept in memory only because their file was rejected or the
+  /// append failed: how many since construction, and the reason of the latest.
+  struct Unsaved {
+    std::uint64_t count = 0;  ///< never decreases
+    Status last;              ///< why the latest one was not written
+  };
+  /// The results not written to their file so far (see Unsaved).
+  Unsaved unsaved() const;
 
   /// Loads `path` and merges it (existing entries win; differing ones are logged at verbose 1).
   /// The whole file is rejected on any parse error or validator mismatch; a rejected file is
@@ -104,6 +115,7 @@ class ResultsManager {
   std::set<std::string> validated_;              // paths whose header matched
   std::map<std::string, std::string> rejected_;  // path -> reason
   std::set<std::string> warned_;                 // rejected paths already warned about
+  Unsaved unsaved_;                              // results not written to their file
 
   std::atomic<std::uint64_t> epoch_{0};
   std::atomic<std::uint64_t> generation_{0};

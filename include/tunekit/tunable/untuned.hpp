@@ -11,11 +11,9 @@
 
 namespace tunekit {
 
-/// True when `line` (without its '\n') is a whole untuned-file line `<op>,<params>[,...]`.
-bool is_complete_untuned_line(std::string_view line);
-
 /// Records untuned problems. The file has no validator header; each line is appended with one
-/// write() under an exclusive flock, so several processes may share a file. The file is opened
+/// write() under an exclusive flock, all or nothing (append_line_locked), so several processes
+/// may share a file. The file is opened
 /// per line, so nothing stays open once recording is disabled. Thread-safe.
 /// Source: PyTorch TunableOp untuned file (dedup per process; re-enabling clears the dedup set,
 /// PR #186270; the file closes on disable, PR #146574).

@@ -140,11 +140,11 @@ TEST(TornLines, AnUnterminatedLastLineThatDoesNotParseIsIgnoredWithAWarningNamin
     EXPECT_NE(parsed->warnings[0].find("k.csv:3:"), std::string::npos) << parsed->warnings[0];
     EXPECT_NE(parsed->warnings[0].find("incomplete last line"), std::string::npos);
   }
-  // A whole last line without its line end (a hand edit) is kept.
+  // A last line that parses but lacks its line end was not completely written either.
   auto whole = parse_results(header + "op,p1,Default,1", "w.csv");
   ASSERT_TRUE(whole.has_value());
-  EXPECT_EQ(whole->results.size(), 1u);
-  EXPECT_TRUE(whole->warnings.empty());
+  EXPECT_TRUE(whole->results.empty());
+  EXPECT_EQ(whole->warnings.size(), 1u);
   // The same damage in the middle of a file is an error naming the line.
   auto middle = parse_results(header + "op,p1,Default,0.0x\nop,p2,Default,1\n", "m.csv");
   ASSERT_FALSE(middle.has_value());
@@ -183,24 +183,18 @@ TEST(TornLines, ReadFileLoadsEverythingCompleteAndAppendRemovesTheFragment) {
   EXPECT_EQ(reread->results.size(), 3u);
 }
 
-TEST(TornLines, AppendEndsAWholeUnterminatedLineInsteadOfRemovingIt) {
+TEST(TornLines, AppendRemovesAnUnterminatedLastLineWhetherItParsesOrNot) {
   TempDir dir;
   const std::string path = dir.file("r.csv");
   ASSERT_TRUE(write_file_locked(path, "Validator,K,V\nop,p1,Default,1").is_ok());
-  ASSERT_TRUE(
-      append_line_locked(path, "Validator,K,V\n", "op,p2,Default,2", {}, &is_complete_result_line)
-          .is_ok());
-  EXPECT_EQ(slurp(path), "Validator,K,V\nop,p1,Default,1\nop,p2,Default,2\n");
+  ASSERT_TRUE(append_line_locked(path, "Validator,K,V\n", "op,p2,Default,2").is_ok());
+  EXPECT_EQ(slurp(path), "Validator,K,V\nop,p2,Default,2\n");
   ASSERT_TRUE(write_file_locked(path, "Validator,K,V\nop,p1,Def").is_ok());
-  ASSERT_TRUE(
-      append_line_locked(path, "Validator,K,V\n", "op,p3,Default,3", {}, &is_complete_result_line)
-          .is_ok());
+  ASSERT_TRUE(append_line_locked(path, "Validator,K,V\n", "op,p3,Default,3").is_ok());
   EXPECT_EQ(slurp(path), "Validator,K,V\nop,p3,Default,3\n");
   // A file holding only a fragment of its header gets a whole header.
   ASSERT_TRUE(write_file_locked(path, "Validator,K").is_ok());
-  ASSERT_TRUE(
-      append_line_locked(path, "Validator,K,V\n", "op,p4,Default,4", {}, &is_complete_result_line)
-          .is_ok());
+  ASSERT_TRUE(append_line_locked(path, "Validator,K,V\n", "op,p4,Default,4").is_ok());
   EXPECT_EQ(slurp(path), "Validator,K,V\nop,p4,Default,4\n");
 }
 

@@ -115,17 +115,17 @@ TEST(ResultsAppend, HeaderOnlyIntoMissingOrEmptyFile) {
   ASSERT_TRUE(append_line_locked(path, "Validator,K,V\n", "op,p2,Default,2").is_ok());
   EXPECT_EQ(slurp(path), "Validator,K,V\nop,p1,Default,1\nop,p2,Default,2\n");
 
-  // An earlier writer's unterminated line is not extended.
+  // An earlier writer's unterminated line is neither extended nor ended: it is removed.
   ASSERT_TRUE(write_file_locked(path, "Validator,K,V\nop,p1,Def").is_ok());
   ASSERT_TRUE(append_line_locked(path, "Validator,K,V\n", "op,p3,Default,3").is_ok());
-  EXPECT_EQ(slurp(path), "Validator,K,V\nop,p1,Def\nop,p3,Default,3\n");
+  EXPECT_EQ(slurp(path), "Validator,K,V\nop,p3,Default,3\n");
 
   // check_existing can veto the append.
   Status vetoed = append_line_locked(path, "", "op,p4,Default,4", [](std::string_view) {
     return Status(StatusCode::kValidatorMismatch, "no");
   });
   EXPECT_EQ(vetoed.code(), StatusCode::kValidatorMismatch);
-  EXPECT_EQ(lines_of(path).size(), 3u);
+  EXPECT_EQ(lines_of(path).size(), 2u);
 }
 
 TEST(ResultsAppend, ConcurrentProcessesNeverInterleave) {
