@@ -38,13 +38,14 @@ struct BlisRule {
 // Source: docs/candidates.md, "Candidates per CPU".
 //  * Intel with AVX-512 (measured on the family 6 model 207 Xeon): skx wins the large and K=64
 //    problems by 1.2-1.45x, haswell the 1-token and 64^3 ones; BLIS itself picks haswell there.
-//  * AMD family 25 (Zen 3 and Zen 4): BLIS 0.9 picks zen3 for every family-25 model; haswell
-//    measured as fast or faster on several shapes of the Zen 3 table. skx is never offered on
-//    AMD: 3-12x slower than haswell on Zen 4 (machine-notes.md).
+//  * AMD family 25 (Zen 3 and Zen 4): zen3 only, what BLIS 0.9 picks for every family-25 model.
+//    On the Zen 3 it led or tied haswell, zen2 and zen on every probed shape (1.15-1.3x haswell
+//    at 1 and 16 tokens); none of them won anywhere. skx is never offered on AMD: 3-12x slower
+//    than haswell on Zen 4 (machine-notes.md).
 //  * any other CPU with AVX2+FMA: haswell, what BLIS 0.9 picks for Intel AVX2 CPUs.
 constexpr BlisRule kBlisRules[] = {
     {intel_avx512, {"skx", "haswell"}},
-    {amd_family_25, {"zen3", "haswell"}},
+    {amd_family_25, {"zen3", ""}},
     {avx2_fma, {"haswell", ""}},
 };
 

@@ -63,7 +63,7 @@ struct GemmPlan {
 ///     AVX2+FMA), only when the linked OpenBLAS runs a core of a lower ISA class (0.3.21 falls
 ///     back to Prescott on CPUs it does not know) and namespaces work.
 ///   * blis[arch=<a>]: per CPU family (Intel AVX-512: skx, haswell; AMD family 25, Zen 3 and
-///     Zen 4: zen3 (what BLIS picks there), haswell; other AVX2+FMA CPUs: haswell), or
+///     Zen 4: zen3, what BLIS picks there; other AVX2+FMA CPUs: haswell), or
 ///     TUNEKIT_BLIS_ARCHS (names the CPU cannot run or BLIS 0.9 lacks are dropped with a
 ///     warning; at most 4 copies); none without namespaces.
 ///   * eigen: with x86-64-v4 or v3 (the build of that level), else not offered.
