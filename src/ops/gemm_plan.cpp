@@ -100,25 +100,42 @@ std::vector<std::string> requested_blis_archs(const CpuInfo& cpu, std::string_vi
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// OpenBLAS: a second copy forced to the best core this CPU runs, when the linked one runs less.
-
-std::optional<std::string> planned_openblas_core(const CpuInfo& cpu, std::string_view linked) {
-  const X86Level level = cpu.x86_level();
-  const char* best = level >= X86Level::kV4   ? "SkylakeX"
-                     : level >= X86Level::kV3 ? "Haswell"
-                                              : nullptr;
-  if (best == nullptr) return std::nullopt;
-  if (detail::openblas_core_level(best) <= detail::openblas_core_level(linked)) {
-    return std::nullopt;  // e.g. Zen 4 runs Cooperlake, Zen 3 runs Zen: nothing better to add
-  }
-  return std::string(best);
-}
-
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenBLAS: a second copy forced to a core that measurably beats the one the linked copy runs.
+
+// Cores of the same ISA level that were measured faster than the linked one (lower-case linked
+// core -> OPENBLAS_CORETYPE). Source: docs/candidates.md, "Candidates per CPU": on the Zen 3,
+// 0.3.21's Haswell core ran small GEMMs 1.05-1.7x faster than its Zen core on one thread (the
+// same float kernels; blocking and copy routines differ), and led dnnl_sgemm at 32^3-128^3.
+struct CoreAlternative {
+  std::string_view linked;
+  std::string_view offered;
+};
+constexpr CoreAlternative kMeasuredAlternatives[] = {{"zen", "Haswell"}};
+
+std::optional<std::string> planned_openblas_core(const CpuInfo& cpu, std::string_view linked) {
+  const X86Level level = cpu.x86_level();
+  // The best core of the CPU's level, when the linked OpenBLAS runs a core of a lower one (0.3.21
+  // falls back to Prescott on CPUs it does not know, such as the model-207 Xeon).
+  const char* best = level >= X86Level::kV4   ? "SkylakeX"
+                     : level >= X86Level::kV3 ? "Haswell"
+                                              : nullptr;
+  if (best != nullptr && detail::openblas_core_level(best) > detail::openblas_core_level(linked)) {
+    return std::string(best);
+  }
+  for (const CoreAlternative& alt : kMeasuredAlternatives) {
+    if (alt.linked == lower(std::string(linked)) &&
+        level >= detail::openblas_core_level(alt.offered)) {
+      return std::string(alt.offered);
+    }
+  }
+  return std::nullopt;  // e.g. Zen 4 runs Cooperlake: nothing better to add
 }
 
 void add(GemmPlan& plan, std::string name, GemmFamily family, std::string setting = {}) {

@@ -60,8 +60,9 @@ struct GemmPlan {
 ///   * Default always; oneDNN matmul, dnnl_sgemm and libxsmm always (they dispatch on the CPU
 ///     themselves).
 ///   * openblas[core=<c>]: the best core the CPU can run (SkylakeX with AVX-512, Haswell with
-///     AVX2+FMA), only when the linked OpenBLAS runs a core of a lower ISA class (0.3.21 falls
-///     back to Prescott on CPUs it does not know) and namespaces work.
+///     AVX2+FMA) when the linked OpenBLAS runs a core of a lower ISA class (0.3.21 falls back to
+///     Prescott on CPUs it does not know), or a core measured faster than the linked one (Haswell
+///     where it runs Zen); only when namespaces work.
 ///   * blis[arch=<a>]: per CPU family (Intel AVX-512: skx, haswell; AMD family 25, Zen 3 and
 ///     Zen 4: zen3, what BLIS picks there; other AVX2+FMA CPUs: haswell), or
 ///     TUNEKIT_BLIS_ARCHS (names the CPU cannot run or BLIS 0.9 lacks are dropped with a
