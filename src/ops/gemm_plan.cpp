@@ -39,9 +39,9 @@ struct BlisRule {
 //  * Intel with AVX-512 (measured on the family 6 model 207 Xeon): skx wins the large and K=64
 //    problems by 1.2-1.45x, haswell the 1-token and 64^3 ones; BLIS itself picks haswell there.
 //  * AMD family 25 (Zen 3 and Zen 4): zen3 only, what BLIS 0.9 picks for every family-25 model.
-//    On the Zen 3 it led or tied haswell, zen2 and zen on every probed shape (1.15-1.3x haswell
-//    at 1 and 16 tokens); none of them won anywhere. skx is never offered on AMD: 3-12x slower
-//    than haswell on Zen 4 (machine-notes.md).
+//    On the Zen 3 it led haswell by 1.06-1.3x at 1 and 16 tokens and was never more than 4%
+//    behind haswell, zen2 or zen elsewhere. skx is never offered on AMD: 3-12x slower than
+//    haswell on Zen 4 (machine-notes.md).
 //  * any other CPU with AVX2+FMA: haswell, what BLIS 0.9 picks for Intel AVX2 CPUs.
 constexpr BlisRule kBlisRules[] = {
     {intel_avx512, {"skx", "haswell"}},
@@ -111,8 +111,8 @@ std::string lower(std::string s) {
 
 // Cores of the same ISA level that were measured faster than the linked one (lower-case linked
 // core -> OPENBLAS_CORETYPE). Source: docs/candidates.md, "Candidates per CPU": on the Zen 3,
-// 0.3.21's Haswell core ran small GEMMs 1.05-1.7x faster than its Zen core on one thread (the
-// same float kernels; blocking and copy routines differ), and led dnnl_sgemm at 32^3-128^3.
+// 0.3.21's Haswell core ran small GEMMs (32^3-128^3) 1.1-1.4x faster than its Zen core on one
+// thread (the same float kernels; the copy routines differ) and beat dnnl_sgemm at 32^3.
 struct CoreAlternative {
   std::string_view linked;
   std::string_view offered;
