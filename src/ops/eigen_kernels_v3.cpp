@@ -2,6 +2,4 @@
 // of that level (eigen_gemm.cpp). The code is in eigen_kernels.inc.
 #define TUNEKIT_EIGEN_LEVEL v3
 #define TUNEKIT_EIGEN_LEVEL_UPPER V3
-#define TUNEKIT_EIGEN_LEVEL_NAME "x86-64-v3"
-#define TUNEKIT_EIGEN_LEVEL_ENUM ::tunekit::hw::X86Level::kV3
 #include "ops/eigen_kernels.inc"

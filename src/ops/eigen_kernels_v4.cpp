@@ -2,6 +2,4 @@
 // that level (eigen_gemm.cpp). The code is in eigen_kernels.inc.
 #define TUNEKIT_EIGEN_LEVEL v4
 #define TUNEKIT_EIGEN_LEVEL_UPPER V4
-#define TUNEKIT_EIGEN_LEVEL_NAME "x86-64-v4"
-#define TUNEKIT_EIGEN_LEVEL_ENUM ::tunekit::hw::X86Level::kV4
 #include "ops/eigen_kernels.inc"
