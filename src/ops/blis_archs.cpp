@@ -3,7 +3,6 @@
 #include <string_view>
 
 #include "ops/gemm_internal.hpp"
-#include "tunekit/core/log.hpp"
 #include "tunekit/ops/gemm_plan.hpp"
 
 namespace tunekit::ops {
@@ -47,7 +46,7 @@ const BlisArch* find_blis_arch(std::string_view name) {
 
 std::vector<std::string> blis_archs() {
   const GemmPlan plan = plan_gemm_candidates(hw::cpu(), this_build());
-  for (const std::string& w : plan.warnings) log::warn(w);
+  detail::warn_once(plan.warnings);
   return plan.settings(GemmFamily::kBlis);
 }
 

@@ -2,6 +2,9 @@
 // from plan_gemm_candidates() for hw::cpu(). See include/tunekit/ops/gemm_candidates.hpp.
 #include "tunekit/ops/gemm_candidates.hpp"
 
+#include <mutex>
+#include <set>
+
 #include "ops/gemm_internal.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/ops/gemm_plan.hpp"
@@ -40,9 +43,22 @@ std::unique_ptr<GemmCandidate> make(const PlannedGemmCandidate& planned) {
 
 }  // namespace
 
+namespace detail {
+
+void warn_once(const std::vector<std::string>& warnings) {
+  static std::mutex mutex;
+  static std::set<std::string> issued;
+  std::lock_guard lock(mutex);
+  for (const std::string& w : warnings) {
+    if (issued.insert(w).second) log::warn(w);
+  }
+}
+
+}  // namespace detail
+
 CandidateList<GemmParams> make_gemm_candidates() {
   const GemmPlan plan = plan_gemm_candidates(hw::cpu(), this_build());
-  for (const std::string& w : plan.warnings) log::warn(w);
+  detail::warn_once(plan.warnings);
   CandidateList<GemmParams> list;
   for (const PlannedGemmCandidate& planned : plan.candidates) {
     if (auto c = make(planned)) list.push_back(std::move(c));

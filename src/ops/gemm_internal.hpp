@@ -165,6 +165,10 @@ constexpr std::size_t kMaxBlisCopies = 4;
 /// v2 for Sandybridge (AVX); baseline for Prescott and cores tunekit does not know.
 hw::X86Level openblas_core_level(std::string_view core);
 
+/// Logs each of `warnings` (planning's, about TUNEKIT_BLIS_ARCHS) the first time it comes up in
+/// the process; candidate lists are made more than once.
+void warn_once(const std::vector<std::string>& warnings);
+
 /// Candidate factories (one file per library family).
 std::unique_ptr<GemmCandidate> make_openblas_default();
 /// OpenBLAS forced to `core` (an OPENBLAS_CORETYPE value, e.g. "SkylakeX") in its own namespace,

@@ -45,6 +45,9 @@ if [ "$blis" = 1 ]; then
   TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/intel_xeon_amx.txt" expect_ok candidates-intel "$TK" candidates
   grep -q 'blis\[arch=skx\]' out.txt && pass || fail "candidates: the Intel fixture should get blis skx"
 fi
+# A TUNEKIT_BLIS_ARCHS entry that is dropped is said once per process (lists are made twice).
+TUNEKIT_BLIS_ARCHS=bogus,generic expect_ok blis-archs-warning "$TK" gemm --m 4 --n 4 --k 4 --threads 1 --results warn.csv
+[ "$(grep -c "'bogus' is not a BLIS 0.9" err.txt)" -eq 1 ] && pass || { fail "TUNEKIT_BLIS_ARCHS: expected one warning"; cat err.txt; }
 printf 'vendor_id : AuthenticAMD\ncpu family : six\n' > badcpu.txt
 TUNEKIT_CPU_FIXTURE=badcpu.txt expect_fail bad-cpu-fixture "TUNEKIT_CPU_FIXTURE: badcpu.txt:2: 'cpu family' must be" \
   "$TK" candidates
