@@ -3,14 +3,11 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <mutex>
 #include <string_view>
 
 #include "ops/gemm_internal.hpp"
-#include "tunekit/core/log.hpp"
 
 #ifndef TUNEKIT_BLIS_LIBRARY
 #define TUNEKIT_BLIS_LIBRARY "libblis.so.4"
@@ -34,50 +31,6 @@ using BliSgemm = void (*)(int, int, dim_t, dim_t, dim_t, const float*, const flo
                           const float*, inc_t, inc_t, const float*, float*, inc_t, inc_t);
 using BliDgemm = void (*)(int, int, dim_t, dim_t, dim_t, const double*, const double*, inc_t, inc_t,
                           const double*, inc_t, inc_t, const double*, double*, inc_t, inc_t);
-
-/// A BLIS 0.9 sub-architecture: its arch_t value (the order of blis.h's `arch_t` enum, which
-/// BLIS_ARCH_TYPE must hold as a decimal integer: bli_env_get_var parses it with strtol) and
-/// whether this CPU can run its kernels.
-struct BlisArch {
-  std::string_view name;
-  int id;
-  bool (*cpu_runs)();
-};
-
-bool has_avx512_skx() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-         __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("fma");
-}
-bool has_avx2_fma() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-bool has_avx() { return __builtin_cpu_supports("avx"); }
-bool has_ssse3() { return __builtin_cpu_supports("ssse3"); }
-bool has_fma_avx() { return __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx"); }
-bool always() { return true; }
-bool never() { return false; }
-
-// Source: blis.h of BLIS 0.9.0 (Debian libblis-openmp-dev 0.9.0-1), `typedef enum { ... }
-// arch_t`; configurations compiled into Debian's x86_64 build: BLIS_CONFIG_* in the same header.
-// knl needs AVX512PF/ER and bulldozer FMA4 (both die with SIGILL on the project machine); knc
-// is not compiled in (BLIS aborts).
-constexpr BlisArch kBlisArchs[] = {
-    {"skx", 0, has_avx512_skx},      {"knl", 1, never},
-    {"haswell", 3, has_avx2_fma},    {"sandybridge", 4, has_avx},
-    {"penryn", 5, has_ssse3},        {"zen3", 6, has_avx2_fma},
-    {"zen2", 7, has_avx2_fma},       {"zen", 8, has_avx2_fma},
-    {"excavator", 9, has_fma_avx},   {"steamroller", 10, has_fma_avx},
-    {"piledriver", 11, has_fma_avx}, {"bulldozer", 12, never},
-    {"generic", 25, always},
-};
-constexpr std::string_view kDefaultArchs[] = {"skx", "haswell"};
-constexpr std::size_t kMaxBlisCopies = 4;
-
-const BlisArch* find_arch(std::string_view name) {
-  for (const BlisArch& a : kBlisArchs) {
-    if (a.name == name) return &a;
-  }
-  return nullptr;
-}
 
 class BlisGemm final : public GemmCandidateBase {
  public:
@@ -130,9 +83,10 @@ class BlisGemm final : public GemmCandidateBase {
   }
 
   Status load_now() {
-    if (!arch_.cpu_runs()) {
-      return unsupported(
-          fmt::format("this CPU lacks the instructions of BLIS's {} kernels", arch_.name));
+    // The list may be planned for another CPU (TUNEKIT_CPU_FIXTURE): run only what this one can.
+    if (!arch_.runs_on(hw::host_cpu())) {
+      return unsupported(fmt::format("this CPU ({}) lacks the instructions of BLIS's {} kernels",
+                                     hw::host_cpu().describe(), arch_.name));
     }
     auto ns = LibraryNamespace::load(
         TUNEKIT_BLIS_LIBRARY, {fmt::format("BLIS_ARCH_TYPE={}", arch_.id)},
@@ -184,58 +138,10 @@ class BlisGemm final : public GemmCandidateBase {
 }  // namespace
 
 std::unique_ptr<GemmCandidate> make_blis(std::string arch) {
-  const BlisArch* a = find_arch(arch);
+  const BlisArch* a = find_blis_arch(arch);
   if (a == nullptr) return nullptr;
   return std::make_unique<BlisGemm>(*a);
 }
 
 }  // namespace detail
-
-std::vector<std::string> blis_archs() {
-  std::vector<std::string> out;
-  if (TUNEKIT_OPS_ASAN) return out;
-  std::vector<std::string> wanted;
-  if (const char* env = std::getenv("TUNEKIT_BLIS_ARCHS"); env != nullptr && *env != '\0') {
-    std::string_view rest(env);
-    while (!rest.empty()) {
-      const std::size_t comma = rest.find(',');
-      std::string_view name = rest.substr(0, comma);
-      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-      while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
-      if (!name.empty()) wanted.emplace_back(name);
-      if (comma == std::string_view::npos) break;
-      rest.remove_prefix(comma + 1);
-    }
-  } else {
-    for (std::string_view name : detail::kDefaultArchs) wanted.emplace_back(name);
-  }
-  for (const std::string& name : wanted) {
-    const detail::BlisArch* arch = detail::find_arch(name);
-    if (arch == nullptr) {
-      log::warn(
-          fmt::format("TUNEKIT_BLIS_ARCHS: '{}' is not a BLIS 0.9 x86_64 configuration; "
-                      "ignored",
-                      name));
-      continue;
-    }
-    if (!arch->cpu_runs()) {
-      log::warn(
-          fmt::format("TUNEKIT_BLIS_ARCHS: this CPU cannot run BLIS's '{}' kernels; "
-                      "ignored",
-                      name));
-      continue;
-    }
-    if (std::find(out.begin(), out.end(), name) != out.end()) continue;
-    if (out.size() == detail::kMaxBlisCopies) {
-      log::warn(
-          fmt::format("TUNEKIT_BLIS_ARCHS: at most {} BLIS copies (static TLS); '{}' "
-                      "ignored",
-                      detail::kMaxBlisCopies, name));
-      continue;
-    }
-    out.push_back(name);
-  }
-  return out;
-}
-
 }  // namespace tunekit::ops

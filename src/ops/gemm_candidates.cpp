@@ -1,24 +1,68 @@
-// make_gemm_candidates(): the ordered GEMM candidate list of this machine (Default first).
-// See include/tunekit/ops/gemm_candidates.hpp for what each candidate runs.
+// make_gemm_candidates(): the ordered GEMM candidate list of this machine (Default first), built
+// from plan_gemm_candidates() for hw::cpu(). See include/tunekit/ops/gemm_candidates.hpp.
 #include "tunekit/ops/gemm_candidates.hpp"
 
+#include <mutex>
+#include <set>
+
 #include "ops/gemm_internal.hpp"
+#include "tunekit/core/log.hpp"
+#include "tunekit/ops/gemm_plan.hpp"
 
 namespace tunekit::ops {
+namespace {
+
+using Factory = std::unique_ptr<GemmCandidate> (*)(const PlannedGemmCandidate&);
+
+struct FamilyFactory {
+  GemmFamily family;
+  Factory make;
+};
+
+// One factory per family, in GemmFamily order.
+constexpr FamilyFactory kFactories[] = {
+    {GemmFamily::kOpenblasDefault,
+     [](const PlannedGemmCandidate&) { return detail::make_openblas_default(); }},
+    {GemmFamily::kOpenblasCore,
+     [](const PlannedGemmCandidate& c) { return detail::make_openblas_core(c.setting); }},
+    {GemmFamily::kBlis, [](const PlannedGemmCandidate& c) { return detail::make_blis(c.setting); }},
+    {GemmFamily::kEigen, [](const PlannedGemmCandidate&) { return detail::make_eigen(); }},
+    {GemmFamily::kOnednnMatmul,
+     [](const PlannedGemmCandidate&) { return detail::make_onednn_matmul(false); }},
+    {GemmFamily::kOnednnSgemm,
+     [](const PlannedGemmCandidate&) { return detail::make_onednn_sgemm(); }},
+    {GemmFamily::kLibxsmm, [](const PlannedGemmCandidate&) { return detail::make_libxsmm(); }},
+};
+
+std::unique_ptr<GemmCandidate> make(const PlannedGemmCandidate& planned) {
+  for (const FamilyFactory& f : kFactories) {
+    if (f.family == planned.family) return f.make(planned);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+namespace detail {
+
+void warn_once(const std::vector<std::string>& warnings) {
+  static std::mutex mutex;
+  static std::set<std::string> issued;
+  std::lock_guard lock(mutex);
+  for (const std::string& w : warnings) {
+    if (issued.insert(w).second) log::warn(w);
+  }
+}
+
+}  // namespace detail
 
 CandidateList<GemmParams> make_gemm_candidates() {
+  const GemmPlan plan = plan_gemm_candidates(hw::cpu(), this_build());
+  detail::warn_once(plan.warnings);
   CandidateList<GemmParams> list;
-  list.push_back(detail::make_openblas_default());
-  if (detail::openblas_core_offered("SkylakeX")) {
-    list.push_back(detail::make_openblas_core("SkylakeX"));
+  for (const PlannedGemmCandidate& planned : plan.candidates) {
+    if (auto c = make(planned)) list.push_back(std::move(c));
   }
-  for (const std::string& arch : blis_archs()) {
-    if (auto blis = detail::make_blis(arch)) list.push_back(std::move(blis));
-  }
-  list.push_back(detail::make_eigen());
-  list.push_back(detail::make_onednn_matmul(/*packed_weights=*/false));
-  list.push_back(detail::make_onednn_sgemm());
-  list.push_back(detail::make_libxsmm());
   return list;
 }
 

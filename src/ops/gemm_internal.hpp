@@ -3,13 +3,16 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/ops/gemm_candidates.hpp"
 #include "tunekit/ops/gemm_params.hpp"
 
@@ -143,13 +146,37 @@ class LibraryNamespace {
 /// Applies num_threads() to every loaded namespace (called by set_num_threads).
 void sync_all_namespaces() noexcept;
 
+/// A BLIS 0.9 sub-architecture: its name, its arch_t value (the order of blis.h's `arch_t`
+/// enum, which BLIS_ARCH_TYPE must hold as a decimal integer: bli_env_get_var parses it with
+/// strtol) and whether a CPU has the instructions of its kernels.
+struct BlisArch {
+  std::string_view name;
+  int id;
+  bool (*runs_on)(const hw::CpuInfo&);
+};
+/// The BLIS 0.9 x86_64 configuration named `name`; nullptr when tunekit does not know it.
+const BlisArch* find_blis_arch(std::string_view name);
+/// Most BLIS copies per process: each needs static TLS for its own libc and libgomp, and glibc
+/// reserves room for only a few namespaces (docs/candidates.md).
+constexpr std::size_t kMaxBlisCopies = 4;
+
+/// The x86-64 level an OpenBLAS 0.3.21 core's kernels need (case-insensitive core name):
+/// v4 for SkylakeX, Cooperlake, SapphireRapids; v3 for Haswell, Zen, SkylakeX's AVX2 siblings;
+/// v2 for Sandybridge (AVX); baseline for Prescott and cores tunekit does not know.
+hw::X86Level openblas_core_level(std::string_view core);
+
+/// Logs each of `warnings` (planning's, about TUNEKIT_BLIS_ARCHS) the first time it comes up in
+/// the process; candidate lists are made more than once.
+void warn_once(const std::vector<std::string>& warnings);
+
 /// Candidate factories (one file per library family).
 std::unique_ptr<GemmCandidate> make_openblas_default();
 /// OpenBLAS forced to `core` (an OPENBLAS_CORETYPE value, e.g. "SkylakeX") in its own namespace,
-/// named "openblas[core=<core in lower case>]".
+/// named "openblas[core=<core in lower case>]". Loading it needs a CPU (host_cpu()) of the core's
+/// level; otherwise kUnsupported.
 std::unique_ptr<GemmCandidate> make_openblas_core(std::string core);
-/// True when an OpenBLAS core candidate for `core` is a real choice here.
-bool openblas_core_offered(const std::string& core);
+/// "blis[arch=<arch>]"; nullptr for an unknown arch. Loading it needs a CPU (host_cpu()) that
+/// runs the arch's kernels; otherwise kUnsupported.
 std::unique_ptr<GemmCandidate> make_blis(std::string arch);
 std::unique_ptr<GemmCandidate> make_eigen();
 std::unique_ptr<GemmCandidate> make_onednn_matmul(bool packed_weights);

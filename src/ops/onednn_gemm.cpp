@@ -1,6 +1,6 @@
-// oneDNN candidates: "onednn_matmul" (the matmul primitive, cached per problem; bf16 on AMX),
-// "onednn_matmul[packed_b]" (weights reordered to oneDNN's blocked layout on every call) and
-// "onednn_sgemm" (dnnl_sgemm).
+// oneDNN candidates: "onednn_matmul" (the matmul primitive, cached per problem; bf16 natively
+// from avx512_core up, staged to float below), "onednn_matmul[packed_b]" (weights reordered to
+// oneDNN's blocked layout on every call) and "onednn_sgemm" (dnnl_sgemm).
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -42,6 +42,33 @@ std::string dnnl_error(dnnl_status_t status) {
 std::string dnnl_version_string() {
   const dnnl_version_t* v = dnnl_version();
   return v != nullptr ? fmt::format("oneDNN {}.{}.{}", v->major, v->minor, v->patch) : "oneDNN";
+}
+
+// The highest ISA oneDNN dispatches to on this CPU (dnnl_get_effective_cpu_isa), in
+// dnnl_types.h's words: "avx2" on Zen 3, "avx512_core_bf16" on Zen 4, "avx512_core_amx" on AMX.
+std::string_view dnnl_isa_name() {
+  struct IsaName {
+    dnnl_cpu_isa_t isa;
+    std::string_view name;
+  };
+  static constexpr IsaName kNames[] = {
+      {dnnl_cpu_isa_all, "all"},
+      {dnnl_cpu_isa_sse41, "sse41"},
+      {dnnl_cpu_isa_avx, "avx"},
+      {dnnl_cpu_isa_avx2, "avx2"},
+      {dnnl_cpu_isa_avx512_mic, "avx512_mic"},
+      {dnnl_cpu_isa_avx512_mic_4ops, "avx512_mic_4ops"},
+      {dnnl_cpu_isa_avx512_core, "avx512_core"},
+      {dnnl_cpu_isa_avx512_core_vnni, "avx512_core_vnni"},
+      {dnnl_cpu_isa_avx512_core_bf16, "avx512_core_bf16"},
+      {dnnl_cpu_isa_avx512_core_amx, "avx512_core_amx"},
+      {dnnl_cpu_isa_avx2_vnni, "avx2_vnni"},
+  };
+  const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+  for (const IsaName& n : kNames) {
+    if (n.isa == isa) return n.name;
+  }
+  return "unknown";
 }
 
 // The CPU engine, created once and kept for the life of the process.
@@ -150,7 +177,8 @@ struct MatmulPrimitive {
   dnnl_memory_desc_t scratchpad_md{};
   std::size_t scratchpad_bytes = 0;
   std::size_t packed_weights_bytes = 0;
-  bool has_bias = false;      ///< bias fused as the matmul's own bias (alpha == 1)
+  bool staged = false;    ///< bf16 A and B converted to float first (no bf16 matmul on this CPU)
+  bool has_bias = false;  ///< bias fused as the matmul's own bias (alpha == 1)
   bool bias_post_op = false;  ///< bias as binary-add post-op 0 (after the alpha scale)
   std::string impl;
 
@@ -210,6 +238,24 @@ dnnl_status_t make_views(const GemmParams& p, bool packed, Views& v) {
   return s;
 }
 
+// `p` with its bf16 A and B converted to float into the calling thread's buffers, in the same
+// layout (leading dimensions, batch strides), so the float primitive reads them as it would the
+// bf16 ones. Single-threaded, like the other candidates' staging (run_as_gemm_calls).
+GemmParams staged_to_float(const GemmParams& p) {
+  thread_local std::vector<float> a, b;
+  const std::size_t a_count = p.a_bytes() / element_bytes(p.dtype);
+  const std::size_t b_count = p.b_bytes() / element_bytes(p.dtype);
+  a.resize(a_count);
+  b.resize(b_count);
+  to_float(static_cast<const BFloat16*>(p.a), a.data(), a_count);
+  to_float(static_cast<const BFloat16*>(p.b), b.data(), b_count);
+  GemmParams q = p;
+  q.dtype = DType::kFloat;
+  q.a = a.data();
+  q.b = b.data();
+  return q;
+}
+
 class OnednnMatmul final : public GemmCandidateBase {
  public:
   explicit OnednnMatmul(bool packed)
@@ -217,10 +263,10 @@ class OnednnMatmul final : public GemmCandidateBase {
         packed_(packed) {}
 
   Expected<LibraryBinding> binding() override {
-    return describe_entry(reinterpret_cast<const void*>(&dnnl_primitive_execute),
-                          "dnnl_primitive_execute",
-                          fmt::format("{} matmul{}", dnnl_version_string(),
-                                      packed_ ? " with weights reordered per call" : ""));
+    return describe_entry(
+        reinterpret_cast<const void*>(&dnnl_primitive_execute), "dnnl_primitive_execute",
+        fmt::format("{} matmul{}, isa={}", dnnl_version_string(),
+                    packed_ ? " with weights reordered per call" : "", dnnl_isa_name()));
   }
 
   /// Implementation oneDNN chose for `p` (e.g. "brg:avx512_core_amx_bf16"); creates the
@@ -243,11 +289,12 @@ class OnednnMatmul final : public GemmCandidateBase {
     return get(p).status();
   }
 
-  Status run_impl(const GemmParams& p) override {
+  Status run_impl(const GemmParams& problem) override {
     sync_main_threads();
-    Expected<std::shared_ptr<const MatmulPrimitive>> got = get(p);
+    Expected<std::shared_ptr<const MatmulPrimitive>> got = get(problem);
     if (!got) return got.status();
     const MatmulPrimitive& prim = **got;
+    const GemmParams p = prim.staged ? staged_to_float(problem) : problem;
     dnnl_stream_t stream = thread_stream();
     if (stream == nullptr) return Status(StatusCode::kRuntimeError, "oneDNN stream unavailable");
     thread_local ThreadBuffer scratchpad, packed_weights;
@@ -323,8 +370,22 @@ class OnednnMatmul final : public GemmCandidateBase {
     return it->second;
   }
 
-  Expected<std::shared_ptr<const MatmulPrimitive>> create(const GemmParams& p) const {
+  // The primitive for `problem`; a bf16 problem for which oneDNN has no bf16 matmul on this CPU
+  // (oneDNN 2.6 needs avx512_core: "unimplemented" on AVX2-only CPUs such as Zen 3) gets the
+  // float primitive and runs staged, like the other candidates.
+  Expected<std::shared_ptr<const MatmulPrimitive>> create(const GemmParams& problem) const {
+    bool unimplemented = false;
+    auto prim = create_for(problem, false, unimplemented);
+    if (prim || !unimplemented || problem.dtype != DType::kBFloat16) return prim;
+    return create_for(problem, true, unimplemented);
+  }
+
+  Expected<std::shared_ptr<const MatmulPrimitive>> create_for(const GemmParams& problem,
+                                                              bool staged,
+                                                              bool& unimplemented) const {
     if (cpu_engine() == nullptr) return unsupported("cannot create a oneDNN CPU engine");
+    GemmParams p = problem;
+    if (staged) p.dtype = DType::kFloat;
     Views v;
     dnnl_status_t s = make_views(p, packed_, v);
     if (s != dnnl_success) return unsupported("memory descriptors: " + dnnl_error(s));
@@ -359,6 +420,7 @@ class OnednnMatmul final : public GemmCandidateBase {
     if (s == dnnl_success) s = dnnl_primitive_desc_create(&pd, &desc, attr, cpu_engine(), nullptr);
     if (post_ops != nullptr) dnnl_post_ops_destroy(post_ops);
     if (attr != nullptr) dnnl_primitive_attr_destroy(attr);
+    unimplemented = s == dnnl_unimplemented;
     if (s != dnnl_success) return unsupported("matmul primitive descriptor: " + dnnl_error(s));
 
     auto prim = std::make_shared<MatmulPrimitive>();
@@ -366,6 +428,8 @@ class OnednnMatmul final : public GemmCandidateBase {
     if (dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) {
       prim->impl = impl;
     }
+    prim->staged = staged;
+    if (staged) prim->impl += " (bf16 staged to f32)";
     prim->src_md = v.src;
     prim->dst_md = v.dst;
     prim->bias_md = v.bias;
@@ -416,7 +480,7 @@ class OnednnSgemm final : public GemmCandidateBase {
 
   Expected<LibraryBinding> binding() override {
     return describe_entry(reinterpret_cast<const void*>(&dnnl_sgemm), "dnnl_sgemm",
-                          dnnl_version_string());
+                          fmt::format("{}, isa={}", dnnl_version_string(), dnnl_isa_name()));
   }
 
  protected:

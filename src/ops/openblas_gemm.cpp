@@ -139,6 +139,12 @@ class OpenBlasGemm final : public GemmCandidateBase {
   }
 
   Status load_namespaced() {
+    // The list may be planned for another CPU (TUNEKIT_CPU_FIXTURE): run only what this one can.
+    if (hw::host_cpu().x86_level() < openblas_core_level(core_)) {
+      return unsupported(fmt::format("this CPU ({}) lacks {}, which OpenBLAS's {} kernels need",
+                                     hw::host_cpu().describe(),
+                                     hw::x86_level_name(openblas_core_level(core_)), core_));
+    }
     const std::string path = linked_openblas_path();
     if (path.empty()) return unsupported("cannot find the file of the linked OpenBLAS");
     auto ns =
@@ -178,19 +184,6 @@ class OpenBlasGemm final : public GemmCandidateBase {
   std::atomic<long> namespace_id_{0};
 };
 
-// CPU features an OpenBLAS core's kernels need.
-bool cpu_runs_core(const std::string& core) {
-  const std::string c = lower(core);
-  if (c == "skylakex" || c == "cooperlake") {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-  }
-  if (c == "haswell" || c == "zen") {
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }
-  return false;
-}
-
 }  // namespace
 
 std::unique_ptr<GemmCandidate> make_openblas_default() {
@@ -201,14 +194,25 @@ std::unique_ptr<GemmCandidate> make_openblas_core(std::string core) {
   return std::make_unique<OpenBlasGemm>(std::move(core));
 }
 
-bool openblas_core_offered(const std::string& core) {
-  if (TUNEKIT_OPS_ASAN || !cpu_runs_core(core)) return false;
-  const std::string linked = lower(openblas_core_name());
-  // SkylakeX and Cooperlake share the float/double kernels in 0.3.21: no choice between them.
-  const bool linked_avx512 =
-      linked == "skylakex" || linked == "cooperlake" || linked == "sapphirerapids";
-  if (lower(core) == "skylakex") return !linked_avx512;
-  return linked != lower(core);
+hw::X86Level openblas_core_level(std::string_view core) {
+  // Source: OpenBLAS 0.3.21 kernel/x86_64/KERNEL.<CORE> (which SIMD kernels each core uses).
+  struct CoreLevel {
+    std::string_view core;  // lower case
+    hw::X86Level level;
+  };
+  static constexpr CoreLevel kCores[] = {
+      {"skylakex", hw::X86Level::kV4},
+      {"cooperlake", hw::X86Level::kV4},
+      {"sapphirerapids", hw::X86Level::kV4},
+      {"haswell", hw::X86Level::kV3},
+      {"zen", hw::X86Level::kV3},
+      {"sandybridge", hw::X86Level::kV2},
+  };
+  const std::string name = lower(std::string(core));
+  for (const CoreLevel& c : kCores) {
+    if (c.core == name) return c.level;
+  }
+  return hw::X86Level::kBaseline;  // Prescott, Nehalem, ... and names tunekit does not know
 }
 
 }  // namespace detail

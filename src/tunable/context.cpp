@@ -105,8 +105,9 @@ TuningContext::~TuningContext() = default;
 void TuningContext::register_builtin_validators() {
   (void)validators_.register_validator(std::string(kVersionValidator),
                                        [] { return std::string(version()); });
-  (void)validators_.register_validator("CPU_MODEL", [] { return hw::cpu().model; });
-  (void)validators_.register_validator("CPU_ISA", [] { return hw::cpu().isa; });
+  // The CPU the results are measured on (a TUNEKIT_CPU_FIXTURE changes only what is offered).
+  (void)validators_.register_validator("CPU_MODEL", [] { return hw::host_cpu().model; });
+  (void)validators_.register_validator("CPU_ISA", [] { return hw::host_cpu().isa; });
   (void)validators_.register_validator("THREADS", [this] { return std::to_string(threads()); });
 }
 

@@ -33,6 +33,24 @@ expect_ok help-tune-file "$TK" tune-file --help
 expect_ok help-gemm "$TK" gemm --help
 expect_ok candidates "$TK" candidates
 grep -q '^0  *Default' out.txt && pass || fail "candidates: Default is not entry 0"
+[ ! -s err.txt ] && pass || { fail "candidates: warnings although nothing is set"; cat err.txt; }
+# TUNEKIT_CPU_FIXTURE (tests only) plans the list for another CPU; what runs stays this CPU's.
+grep -q 'blis\[' out.txt && blis=1 || blis=0  # none under AddressSanitizer
+TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/amd_zen3.txt" expect_ok candidates-zen3 "$TK" candidates
+grep -q '^CPU: AMD EPYC (AuthenticAMD family 25 model 1), x86-64-v3' out.txt && pass || fail "candidates: fixture CPU not shown"
+grep -q '^[0-9]  *eigen .*x86-64-v3 build' out.txt && pass || fail "candidates: eigen should run its x86-64-v3 build"
+if [ "$blis" = 1 ]; then
+  grep -q 'blis\[arch=zen3\]' out.txt && ! grep -q 'blis\[arch=skx\]' out.txt \
+    && pass || { fail "candidates: Zen 3 should get blis zen3, no skx"; cat out.txt; }
+  TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/intel_xeon_amx.txt" expect_ok candidates-intel "$TK" candidates
+  grep -q 'blis\[arch=skx\]' out.txt && pass || fail "candidates: the Intel fixture should get blis skx"
+fi
+# A TUNEKIT_BLIS_ARCHS entry that is dropped is said once per process (lists are made twice).
+TUNEKIT_BLIS_ARCHS=bogus,generic expect_ok blis-archs-warning "$TK" gemm --m 4 --n 4 --k 4 --threads 1 --results warn.csv
+[ "$(grep -c "'bogus' is not a BLIS 0.9" err.txt)" -eq 1 ] && pass || { fail "TUNEKIT_BLIS_ARCHS: expected one warning"; cat err.txt; }
+printf 'vendor_id : AuthenticAMD\ncpu family : six\n' > badcpu.txt
+TUNEKIT_CPU_FIXTURE=badcpu.txt expect_fail bad-cpu-fixture "TUNEKIT_CPU_FIXTURE: badcpu.txt:2: 'cpu family' must be" \
+  "$TK" candidates
 
 # Tune a small file of every supported kind.
 expect_ok tune-file "$TK" tune-file "$DATA/small_untuned.csv" --results res.csv --threads 1

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "table.hpp"
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/threading.hpp"
 #include "tuning_setup.hpp"
@@ -50,7 +51,18 @@ void show(const std::string& path, int threads) {
   for (const auto& w : content->warnings) std::printf("note: %s\n", w.c_str());
 }
 
+// The CPU the list is planned for and the core the linked OpenBLAS (Default) runs.
+void print_cpu_facts() {
+  const hw::CpuInfo& c = hw::cpu();
+  const std::string level(hw::x86_level_name(c.x86_level()));
+  const std::string from = c.source == "/proc/cpuinfo" ? "" : " (from " + c.source + ")";
+  std::printf("CPU: %s, %s, %s%s\n", c.describe().c_str(), level.c_str(), c.isa.c_str(),
+              from.c_str());
+  std::printf("Default's OpenBLAS core: %s\n\n", ops::openblas_core_name().c_str());
+}
+
 void list_candidates() {
+  print_cpu_facts();
   auto list = ops::make_gemm_candidates();
   Table table({"#", "candidate", "library", "runs", "loaded from"},
               {true, false, false, false, false});

@@ -7,6 +7,7 @@
 #include <exception>
 
 #include "commands.hpp"
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/core/version.hpp"
 
@@ -30,6 +31,11 @@ void ensure_short_omp_spin(char** argv) {
 
 int main(int argc, char** argv) {
   ensure_short_omp_spin(argv);
+  // A test fixture that cannot be read is an error of its own, not a silent fallback.
+  if (const tunekit::Status fixture = tunekit::hw::cpu_fixture_status(); !fixture.is_ok()) {
+    std::fprintf(stderr, "tunekit: %s\n", fixture.message().c_str());
+    return tunekit::cli::kExitFailure;
+  }
   CLI::App app{"tunekit: measure candidate implementations, keep the fastest, dispatch to it"};
   app.set_version_flag("--version", tunekit::version());
   app.require_subcommand(1);

@@ -40,32 +40,36 @@ class GemmCandidate : public Candidate<GemmParams> {
   virtual Expected<std::string> implementation(const GemmParams& params);
 };
 
-/// The GEMM candidates of this machine in a stable order. Entry 0 is "Default" (CBLAS through
-/// the OpenBLAS the program links, as a user would call it), then:
-///   "openblas[core=skylakex]"  OpenBLAS with its AVX-512 kernels forced (OPENBLAS_CORETYPE) in
-///                              its own namespace; only when the linked OpenBLAS picked another
-///                              core on an AVX-512 CPU (0.3.21 falls back to Prescott on CPUs it
-///                              does not know, 5x slower);
+/// The GEMM candidates of this machine in a stable order: plan_gemm_candidates() (gemm_plan.hpp)
+/// for hw::cpu() and this build, which says which families and settings a CPU gets. Entry 0 is
+/// "Default" (CBLAS through the OpenBLAS the program links, as a user would call it), then:
+///   "openblas[core=<core>]"    the same OpenBLAS forced to another core (OPENBLAS_CORETYPE) in its
+///                              own namespace, where that core measurably beats the linked one
+///                              (skylakex where 0.3.21 falls back to Prescott on an AVX-512 CPU,
+///                              haswell where it runs Zen);
 ///   "blis[arch=<a>]"           BLIS's typed API (bli_?gemm) with sub-architecture <a> forced, one
-///                              library copy per namespace (skx, haswell by default; see
-///                              blis_archs());
-///   "eigen"                    Eigen 3 products on mapped matrices (float, double; kernels built
-///                              for x86-64-v4, unsupported on CPUs without AVX-512);
-///   "onednn_matmul"            oneDNN's matmul primitive, cached per problem (float, bf16 on AMX);
+///                              library copy per namespace (see blis_archs());
+///   "eigen"                    Eigen 3 products on mapped matrices (float, double), kernels built
+///                              for x86-64-v4 and x86-64-v3 and chosen from the CPU; not offered
+///                              below AVX2+FMA;
+///   "onednn_matmul"            oneDNN's matmul primitive, cached per problem (float; bf16 native
+///                              from AVX-512 up, staged to float below);
 ///   "onednn_sgemm"             oneDNN's dnnl_sgemm (float);
 ///   "libxsmm"                  libxsmm JIT kernels for small problems (m*n*k <= 128^3).
-/// Candidates whose library is absent from the build (BLIS and OpenBLAS copies under
-/// AddressSanitizer, where dlmopen namespaces do not work) are left out. Creating the list is
-/// cheap: libraries are loaded on first prepare()/run()/binding().
+/// Library copies are left out where dlmopen namespaces do not work (AddressSanitizer). A list
+/// planned for another CPU (TUNEKIT_CPU_FIXTURE, tests only) never runs instructions this CPU
+/// lacks: such candidates answer kUnsupported. Creating the list is cheap: libraries are loaded
+/// on first prepare()/run()/binding().
 CandidateList<GemmParams> make_gemm_candidates();
 
-/// BLIS sub-architectures offered on this CPU, in candidate order. Default: those of "skx",
-/// "haswell" whose instruction sets the CPU has. TUNEKIT_BLIS_ARCHS (comma-separated names of
-/// BLIS 0.9 configurations: skx, haswell, zen, zen2, zen3, sandybridge, penryn, excavator,
-/// steamroller, piledriver, generic) replaces the default list; names the CPU cannot run (knl,
-/// bulldozer: SIGILL here) or BLIS does not know are dropped with a warning. Empty under
-/// AddressSanitizer. The list is capped at 4 copies: each needs static TLS for its own libc and
-/// libgomp, and glibc reserves room for only a few namespaces.
+/// BLIS sub-architectures offered on this CPU, in candidate order: plan_gemm_candidates()'s
+/// (Intel AVX-512: skx, haswell; AMD family 25: zen3; other AVX2+FMA CPUs: haswell).
+/// TUNEKIT_BLIS_ARCHS (comma-separated names of BLIS 0.9 configurations: skx, haswell, zen,
+/// zen2, zen3, sandybridge, penryn, excavator, steamroller, piledriver, generic) replaces that
+/// list; names the CPU cannot run (knl, bulldozer, skx without AVX-512) or BLIS does not know are
+/// dropped with a warning. Empty under AddressSanitizer. The list is capped at 4 copies: each
+/// needs static TLS for its own libc and libgomp, and glibc reserves room for only a few
+/// namespaces.
 std::vector<std::string> blis_archs();
 
 /// The OpenBLAS core the linked OpenBLAS uses (openblas_get_corename(), e.g. "Prescott").

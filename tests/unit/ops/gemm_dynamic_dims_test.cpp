@@ -67,6 +67,25 @@ struct Problem {
   }
 };
 
+// Default plus two other candidates offered on this machine that take float problems of every
+// layout (the first two of the list: blis[arch=...], eigen or oneDNN, depending on the CPU), so
+// each dispatch path below is visible through a distinct solution name on every machine.
+CandidateList<GemmParams> default_and_two_others(std::vector<std::string>* names) {
+  GemmParams tn;
+  tn.transa = 't';
+  tn.m = tn.n = tn.k = tn.lda = tn.ldb = tn.ldc = 8;
+  CandidateList<GemmParams> chosen;
+  for (auto& c : ops::make_gemm_candidates()) {
+    const bool other = c->name() != "Default" && chosen.size() < 3 && c->supports(tn).is_ok();
+    if (c->name() == "Default" || other) {
+      if (other) names->push_back(c->name());
+      chosen.push_back(std::move(c));
+    }
+  }
+  EXPECT_EQ(names->size(), 2u);
+  return chosen;
+}
+
 class GemmDynamicDims : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
@@ -83,14 +102,10 @@ class GemmDynamicDims : public ::testing::TestWithParam<const char*> {
     ctx_->set_rotating_buffer_size(0);
     ctx_->set_max_tuning_duration_ms(1);
     ctx_->set_max_tuning_iterations(2);
-    CandidateList<GemmParams> chosen;
-    for (auto& c : ops::make_gemm_candidates()) {
-      if (c->name() == "Default" || c->name() == "eigen" ||
-          c->name() == "openblas[core=skylakex]") {
-        chosen.push_back(std::move(c));
-      }
-    }
-    op_ = std::make_unique<GemmTunableOp>(std::move(chosen), *ctx_);
+    std::vector<std::string> others;
+    op_ = std::make_unique<GemmTunableOp>(default_and_two_others(&others), *ctx_);
+    first_ = others.at(0);
+    second_ = others.at(1);
     ta_ = GetParam()[0];
     tb_ = GetParam()[1];
   }
@@ -126,6 +141,7 @@ class GemmDynamicDims : public ::testing::TestWithParam<const char*> {
   std::unique_ptr<TuningContext> ctx_;
   std::unique_ptr<GemmTunableOp> op_;
   char ta_ = 'n', tb_ = 'n';
+  std::string first_, second_;  // two non-Default candidates of this machine
 };
 
 TEST_P(GemmDynamicDims, TuningOnStoresWildcardsFollowingTheLdRules) {
@@ -184,9 +200,8 @@ TEST_P(GemmDynamicDims, TuningOnStoresWildcardsFollowingTheLdRules) {
 TEST_P(GemmDynamicDims, TuningOffFallbackServesHitsWildcardsAndMissesWithoutNewEntries) {
   // Stored entries with distinct solutions, so each dispatch path is visible.
   Problem tuned(ta_, tb_, 37, 23, 29);
-  ASSERT_TRUE(ctx_->add_result({op_sig(), tuned.p.signature(), "eigen", 0.01, ""}).value());
-  ASSERT_TRUE(ctx_->add_result({op_sig(), tuned.p.dynamic_signature(kDynamicM),
-                                "openblas[core=skylakex]", 0.01, ""})
+  ASSERT_TRUE(ctx_->add_result({op_sig(), tuned.p.signature(), first_, 0.01, ""}).value());
+  ASSERT_TRUE(ctx_->add_result({op_sig(), tuned.p.dynamic_signature(kDynamicM), second_, 0.01, ""})
                   .value());
   ASSERT_EQ(entries(), 2u);
   ctx_->enable_tuning(false);
@@ -200,8 +215,8 @@ TEST_P(GemmDynamicDims, TuningOffFallbackServesHitsWildcardsAndMissesWithoutNewE
   run(miss);
   run(wildcard_hit);
   EXPECT_EQ(entries(), 2u);  // nothing new with tuning off
-  EXPECT_EQ(op_->cached_solution(concrete_hit.params()), "eigen");
-  EXPECT_EQ(op_->cached_solution(wildcard_hit.params()), "openblas[core=skylakex]");
+  EXPECT_EQ(op_->cached_solution(concrete_hit.params()), first_);
+  EXPECT_EQ(op_->cached_solution(wildcard_hit.params()), second_);
   EXPECT_EQ(op_->cached_solution(miss.params()), "Default");
 
   // Record-untuned: both misses are recorded (a wildcard hit too), the concrete hit is not.
@@ -214,7 +229,7 @@ TEST_P(GemmDynamicDims, TuningOffFallbackServesHitsWildcardsAndMissesWithoutNewE
   ctx_->enable_wildcard_fallback(false);
   run(wildcard_hit);
   EXPECT_EQ(op_->cached_solution(wildcard_hit.params()), "Default");
-  EXPECT_EQ(op_->cached_solution(concrete_hit.params()), "eigen");
+  EXPECT_EQ(op_->cached_solution(concrete_hit.params()), first_);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layouts, GemmDynamicDims, ::testing::Values("nn", "nt", "tn", "tt"),
@@ -225,29 +240,26 @@ TEST(GemmWildcardFallback, TheMostSpecificEntryWinsAndABucketBeatsAPlainWildcard
   ctx.set_filename("");
   ctx.enable_tuning(false);
   ctx.enable_wildcard_fallback(true);
+  std::vector<std::string> others;
+  CandidateList<GemmParams> chosen = default_and_two_others(&others);
+  ASSERT_EQ(others.size(), 2u);
   // File order: a broad wildcard, then a bucket entry, then an unrelated bucket.
-  ASSERT_TRUE(
-      ctx.add_result({"GemmTunableOp_float_TN", "tn_64_*_96_ld_96_96_64", "eigen", 1, ""}).value());
-  ASSERT_TRUE(ctx.add_result({"GemmTunableOp_float_TN", "tn_64_[5-16]_96_ld_96_96_64",
-                              "openblas[core=skylakex]", 1, ""})
+  ASSERT_TRUE(ctx.add_result({"GemmTunableOp_float_TN", "tn_64_*_96_ld_96_96_64", others[0], 1, ""})
                   .value());
+  ASSERT_TRUE(
+      ctx.add_result({"GemmTunableOp_float_TN", "tn_64_[5-16]_96_ld_96_96_64", others[1], 1, ""})
+          .value());
   ASSERT_TRUE(
       ctx.add_result({"GemmTunableOp_float_TN", "tn_64_[17-]_96_ld_96_96_64", "Default", 1, ""})
           .value());
-  CandidateList<GemmParams> chosen;
-  for (auto& c : ops::make_gemm_candidates()) {
-    if (c->name() == "Default" || c->name() == "eigen" || c->name() == "openblas[core=skylakex]") {
-      chosen.push_back(std::move(c));
-    }
-  }
   GemmTunableOp op(std::move(chosen), ctx);
   Problem in_bucket('t', 'n', 64, 9, 96), below('t', 'n', 64, 3, 96), above('t', 'n', 64, 40, 96);
   for (Problem* p : {&in_bucket, &below, &above}) {
     ASSERT_TRUE(op(p->params()).is_ok());
     EXPECT_LT(p->max_error(), 1e-3);
   }
-  EXPECT_EQ(op.cached_solution(in_bucket.params()), "openblas[core=skylakex]");
-  EXPECT_EQ(op.cached_solution(below.params()), "eigen");
+  EXPECT_EQ(op.cached_solution(in_bucket.params()), others[1]);
+  EXPECT_EQ(op.cached_solution(below.params()), others[0]);
   EXPECT_EQ(op.cached_solution(above.params()), "Default");
 }
 

@@ -237,6 +237,20 @@ TEST_F(ContextTest, BuiltinValidatorsAndThreads) {
   EXPECT_FALSE(ctx.validators().unregister_validator("TUNEKIT_VERSION"));
 }
 
+TEST_F(ContextTest, CpuValidatorsNameTheCpuTheResultsAreMeasuredOn) {
+  // A planned-for CPU (TUNEKIT_CPU_FIXTURE, ScopedCpuOverride) changes the candidates offered,
+  // not the machine the timings come from.
+  hw::CpuInfo other = hw::host_cpu();
+  other.model = "Another CPU";
+  other.isa = "baseline";
+  hw::ScopedCpuOverride planned(other);
+  TuningContext ctx;
+  const auto validators = ctx.get_validators();
+  ASSERT_GE(validators.size(), 3u);
+  EXPECT_EQ(validators[1], (ValidatorEntry{"CPU_MODEL", hw::host_cpu().model}));
+  EXPECT_EQ(validators[2], (ValidatorEntry{"CPU_ISA", hw::host_cpu().isa}));
+}
+
 TEST_F(ContextTest, VerboseSetterValidatesLevel) {
   TuningContext ctx;
   ctx.set_verbose(3);
