@@ -45,8 +45,9 @@ class WorkloadSummary {
       speedups_.push_back(d->median_ms / tuned.median_ms);
     }
     for (const Contender& c : pc.contenders) {
-      if (c.index == Contender::kTuned || !(c.repeats_median_ms > 0)) continue;
-      fixed_ratios_[c.name].push_back(c.repeats_median_ms / tuned.repeats_median_ms);
+      if (c.index == Contender::kTuned) continue;
+      const double ratio = pc.paired_ratio_to_tuned(c);
+      if (std::isfinite(ratio)) fixed_ratios_[c.name].push_back(ratio);
     }
   }
 
@@ -65,8 +66,9 @@ class WorkloadSummary {
 
  private:
   /// The one candidate that, used for every problem, comes closest to the tuned dispatch:
-  /// the geometric mean over the problems of its time / the tuned time (interleaved repeats).
-  /// Only candidates that ran every problem qualify.
+  /// the geometric mean over the problems of its time / the tuned time (each the median of the
+  /// per-repeat ratios, ProblemComparison::paired_ratio_to_tuned). Only candidates that ran
+  /// every problem qualify.
   void print_best_fixed() const {
     std::string best;
     double best_gm = NAN;

@@ -120,7 +120,7 @@ void interleave(ProblemTimer& timer, std::vector<Contender>& contenders, int rep
   for (int r = 0; r < repeats; ++r) {
     for (std::size_t j = 0; j < contenders.size(); ++j) {
       Contender& c = contenders[(j + static_cast<std::size_t>(r)) % contenders.size()];
-      if (c.calls > 0) (void)timer.sample(c);
+      c.repeat_ms.push_back(c.calls > 0 ? timer.sample(c) : kNaN);
     }
   }
   for (Contender& c : contenders) {
@@ -160,6 +160,17 @@ double head_to_head(ProblemTimer& timer, Contender& tuned, Contender& best, int 
 }
 
 }  // namespace
+
+double ProblemComparison::paired_ratio_to_tuned(const Contender& c) const {
+  const std::vector<double>& t = tuned().repeat_ms;
+  std::vector<double> ratios;
+  for (std::size_t r = 0; r < c.repeat_ms.size() && r < t.size(); ++r) {
+    if (std::isfinite(c.repeat_ms[r]) && std::isfinite(t[r]) && t[r] > 0) {
+      ratios.push_back(c.repeat_ms[r] / t[r]);
+    }
+  }
+  return ratios.empty() ? kNaN : median(ratios);
+}
 
 const Contender* ProblemComparison::default_contender() const {
   return !contenders.empty() && contenders.front().index == 0 ? &contenders.front() : nullptr;

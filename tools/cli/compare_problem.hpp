@@ -27,6 +27,9 @@ struct Contender {
   std::string name;                  ///< candidate name, or "tuned (<solution>)"
   int calls = 1;                     ///< calls per sample (0: its first call failed)
   std::vector<double> samples;       ///< per sample: the median per-call ms
+  /// Per interleaved repeat: that repeat's sample, NaN when it failed (pairs repeats across
+  /// contenders).
+  std::vector<double> repeat_ms;
   /// Median of the interleaved repeats only (the same footing for every contender), ms.
   double repeats_median_ms = 0.0;
   /// Median of all samples (the head-to-head rounds included for the tuned and best), ms.
@@ -42,6 +45,10 @@ struct ProblemComparison {
   double tuned_over_best = 0.0;
 
   const Contender& tuned() const { return contenders.back(); }
+  /// `c`'s time over the tuned dispatch's, paired repeat by repeat (both ran in the same
+  /// rounds, so host drift cancels out): the median of the per-repeat ratios; NaN when no repeat
+  /// has both.
+  double paired_ratio_to_tuned(const Contender& c) const;
   /// The Default contender, or nullptr when Default could not run.
   const Contender* default_contender() const;
 };
