@@ -6,7 +6,7 @@
 // before every call, medians). Prints per problem the ratio bucket/per-shape and the geometric
 // mean.
 // Run: build/bench/bucketing [--threads N] [--budget-ms 30] [--rounds 7] [--no-vocab]
-//      [--workload ../shared/data/workloads/llama2-7b_float_untuned.csv]
+//      [--workload examples/workloads/llama2-7b_float_untuned.csv]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -35,7 +35,7 @@ struct Options {
   long long budget_ms = 30;
   int rounds = 7;
   bool vocab = true;
-  std::string workload = "../shared/data/workloads/llama2-7b_float_untuned.csv";
+  std::string workload = "examples/workloads/llama2-7b_float_untuned.csv";
 };
 
 double median(std::vector<double> v) {

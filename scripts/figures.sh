@@ -4,7 +4,7 @@
 # overhead. Writes everything under ${OUT:-figures/}. Takes about 20-30 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh >/dev/null
+./scripts/build.sh tunekit_cli dispatch_overhead >/dev/null
 out="${OUT:-figures}"; mkdir -p "$out"
 tk=./build/tools/cli/tunekit
 wl=examples/workloads/llama2-7b_float_untuned.csv

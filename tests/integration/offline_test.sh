@@ -5,7 +5,7 @@
 # Usage: offline_test.sh <tunekit> <example_offline_workflow> <source dir>
 set -uo pipefail
 TK="$(realpath "$1")"; EXAMPLE="$(realpath "$2")"; SRC="$(realpath "$3")"
-SHARED="$SRC/../shared/data"
+PT_FILES="$SRC/tests/data/tunableop"; WORKLOADS="$SRC/examples/workloads"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
 export TUNEKIT_MAX_TUNING_DURATION_MS=1 TUNEKIT_MAX_TUNING_ITERATIONS=2 TUNEKIT_THREADS=1
@@ -46,8 +46,8 @@ GemmTunableOp_float_NT,nt_64_32_16_ld_64_64_64
 GemmTunableOp_float_NN,nn_*_32_16_ld_*_16_*,eigen,0.1
 GemmTunableOp_float_TN,tn_24_8_40_ld_48_40_24,Gemm_Rocblas_-61,0.5,BLAS_PARAMS: - { function: matmul, M: 24, N: 8 }
 EOF
-"$TK" tune-file "$SHARED/tunableop/untuned_mixed_ops.csv" mixed_untuned.csv \
-  "$SHARED/tunableop/rocm_mid2024_results.csv" --results pt.csv >pt.txt 2>&1 || { fail "tune-file on PyTorch files"; cat pt.txt; }
+"$TK" tune-file "$PT_FILES/untuned_mixed_ops.csv" mixed_untuned.csv \
+  "$PT_FILES/rocm_mid2024_results.csv" --results pt.csv >pt.txt 2>&1 || { fail "tune-file on PyTorch files"; cat pt.txt; }
 check "skipped list" grep -q '^skipped 3 problem(s):' pt.txt
 check "ScaledGemm reason" grep -q 'mixed_untuned.csv:1: .*ScaledGemm (fp8 with scales) has no CPU candidates' pt.txt
 check "Half reason" grep -q "mixed_untuned.csv:2: .*dtype 'Half' is not supported" pt.txt
@@ -78,7 +78,7 @@ printf 'GemmTunableOp_float_NN\0\1\2' >binary.csv
 expect_fail "binary" "binary.csv:1: binary content" "$TK" tune-file binary.csv
 
 # 6. Buckets: representatives tuned, one [lo-hi] entry per bucket, served by the fallback.
-"$TK" tune-file "$SHARED/workloads/bert-base_float_untuned.csv" --buckets 1-200:128,201-1000:512 \
+"$TK" tune-file "$WORKLOADS/bert-base_float_untuned.csv" --buckets 1-200:128,201-1000:512 \
   --results buckets.csv --candidates 'onednn_sgemm' >buckets.txt 2>&1 || { fail "buckets"; cat buckets.txt; }
 check "bucket entries" test "$(grep -c '_\[' buckets.csv)" -eq 6
 check "open last bucket" grep -q '^GemmTunableOp_float_TN,tn_768_\[201-\]_3072_ld_3072_3072_768,' buckets.csv

@@ -14,7 +14,9 @@
 namespace tunekit::ops {
 namespace {
 
-const std::string kShared = TUNEKIT_SHARED_DATA_DIR;
+// Repository fixtures: tests/data/tunableop (README there) and the shipped workload files.
+const std::string kTunableOp = TUNEKIT_TEST_DATA_DIR "/tunableop/";
+const std::string kWorkloads = TUNEKIT_WORKLOADS_DIR "/";
 
 std::string write_temp(const std::string& name, const std::string& text) {
   static const testing::TempDir dir;  // removed at exit
@@ -29,9 +31,9 @@ GemmParams parse(const char* op, const char* params) {
 
 TEST(GemmProblems, ReadsTheRealUpstreamFilesIncludingForeignValidatorsAndOldSignatures) {
   GemmProblemSet set;
-  for (const char* f : {"tunableop/untuned_mixed_ops.csv", "tunableop/rocm_mid2024_results.csv",
-                        "tunableop/readme_example_results.csv"}) {
-    ASSERT_TRUE(read_gemm_problems(kShared + "/" + f, set).is_ok()) << f;
+  for (const char* f :
+       {"untuned_mixed_ops.csv", "rocm_mid2024_results.csv", "readme_example_results.csv"}) {
+    ASSERT_TRUE(read_gemm_problems(kTunableOp + f, set).is_ok()) << f;
   }
   EXPECT_TRUE(set.skipped.empty());
   ASSERT_EQ(set.problems.size(), 10u);
@@ -47,10 +49,9 @@ TEST(GemmProblems, ReadsTheRealUpstreamFilesIncludingForeignValidatorsAndOldSign
   EXPECT_EQ(set.problems[8].params.signature(), "nt_25088_4096_64_ld_25088_4096_25088");
 
   GemmProblemSet workloads;
-  for (const char* f :
-       {"workloads/llama2-7b_float_untuned.csv", "workloads/llama3-8b_float_untuned.csv",
-        "workloads/bert-base_float_untuned.csv"}) {
-    ASSERT_TRUE(read_gemm_problems(kShared + "/" + f, workloads).is_ok()) << f;
+  for (const char* f : {"llama2-7b_float_untuned.csv", "llama3-8b_float_untuned.csv",
+                        "bert-base_float_untuned.csv"}) {
+    ASSERT_TRUE(read_gemm_problems(kWorkloads + f, workloads).is_ok()) << f;
   }
   EXPECT_EQ(workloads.problems.size(), 16u + 15u + 9u - 1u);  // llama3's 4096^2 q_proj at 1 token
   EXPECT_TRUE(workloads.skipped.empty());
@@ -154,7 +155,7 @@ TEST(Buckets, RepresentativesAndBucketSignatures) {
   EXPECT_FALSE(with_dim(nn, 8, 4).has_value());
 
   GemmProblemSet set;
-  ASSERT_TRUE(read_gemm_problems(kShared + "/workloads/llama2-7b_float_untuned.csv", set).is_ok());
+  ASSERT_TRUE(read_gemm_problems(kWorkloads + "llama2-7b_float_untuned.csv", set).is_ok());
   const BucketPlan plan = plan_buckets(set.problems, 2, parse_buckets("1,16,128,512").value());
   EXPECT_TRUE(plan.skipped.empty());
   // 4 projection shapes x 4 representatives, which are exactly the file's problems.

@@ -377,7 +377,12 @@ TEST(ConfigSpace, HugeSparseSpaceIsUsable) {
   }
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_LT(ms, 2000.0);  // ~microseconds each (see bench/search_space_bench.cpp)
+#if defined(__SANITIZE_ADDRESS__)
+  const double slowdown = 10.0;  // AddressSanitizer's instrumentation (2.7 s seen on 2 busy cores)
+#else
+  const double slowdown = 1.0;
+#endif
+  EXPECT_LT(ms, 2000.0 * slowdown);  // ~microseconds each (see bench/search_space_bench.cpp)
 }
 
 }  // namespace
