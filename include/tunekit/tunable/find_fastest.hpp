@@ -109,6 +109,10 @@ class FastestSearch {
  public:
   using Traits = ParamsTraits<Params>;
 
+  /// Keeps references to params, candidates and settings: all three must outlive the search
+  /// (temporaries are refused at compile time).
+  FastestSearch(Params&&, CandidateList<Params>&, const TuningSettings&) = delete;
+  FastestSearch(const Params&, CandidateList<Params>&, TuningSettings&&) = delete;
   FastestSearch(const Params& params, CandidateList<Params>& candidates,
                 const TuningSettings& settings)
       : params_(params), candidates_(candidates), settings_(settings) {

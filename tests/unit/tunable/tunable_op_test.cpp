@@ -457,7 +457,8 @@ TEST_F(TunableOpTest, FindFastestStepsCanBeRunOneByOne) {
   AddProblem problem(8);
   auto settings = ctx_->tuning_settings();
   ASSERT_TRUE(settings.has_value());
-  FastestSearch<AddParams> search(problem.params(), set.list, *settings);
+  const AddParams params = problem.params();
+  FastestSearch<AddParams> search(params, set.list, *settings);
   ASSERT_TRUE(search.make_operands().is_ok());
   search.make_reference();
   EXPECT_EQ(search.best_mean_ms(), std::numeric_limits<double>::infinity());
