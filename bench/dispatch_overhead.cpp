@@ -5,6 +5,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -117,29 +118,57 @@ void BM_TunekitGemmHitPublicApi(benchmark::State& state) {
   state.SetLabel(label(*cand));
 }
 
+/// Median of `v` (reorders it).
+double median(std::vector<double>& v) {
+  if (v.empty()) return 0.0;
+  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
 /// Direct calls of the chosen candidate and `dispatch` calls alternate in blocks of 64 inside one
-/// benchmark, on the same operands, so both see the same machine state; counters give per-call
-/// nanoseconds and their difference (the overhead).
+/// benchmark, on the same operands, so both see the same machine state; which block goes first
+/// alternates too. Each pair of blocks gives one per-call difference; the counters are medians
+/// over the pairs (per-call nanoseconds of each side and the difference, the overhead), so a
+/// pair that the scheduler interrupted does not move them.
 template <class Dispatch>
 void interleaved(benchmark::State& state, Cand& cand, const tunekit::ops::GemmParams& p,
                  Dispatch dispatch) {
   constexpr int kBlock = 64;
-  std::int64_t direct_ns = 0, dispatch_ns = 0, calls = 0;
-  for (auto _ : state) {
+  std::vector<double> direct, dispatched, difference;
+  const auto reserve = static_cast<std::size_t>(std::min<benchmark::IterationCount>(
+      state.max_iterations, benchmark::IterationCount{1} << 22));
+  for (auto* v : {&direct, &dispatched, &difference}) v->reserve(reserve);
+  const auto time_direct = [&] {
     const std::int64_t t0 = tunekit::now_ns();
     for (int i = 0; i < kBlock; ++i) benchmark::DoNotOptimize(cand.run(p));
-    const std::int64_t t1 = tunekit::now_ns();
+    return static_cast<double>(tunekit::now_ns() - t0) / kBlock;
+  };
+  const auto time_dispatch = [&] {
+    const std::int64_t t0 = tunekit::now_ns();
     for (int i = 0; i < kBlock; ++i) dispatch();
-    const std::int64_t t2 = tunekit::now_ns();
-    direct_ns += t1 - t0;
-    dispatch_ns += t2 - t1;
-    calls += kBlock;
+    return static_cast<double>(tunekit::now_ns() - t0) / kBlock;
+  };
+  bool direct_first = true;
+  for (auto _ : state) {
+    double d = 0, t = 0;
+    if (direct_first) {
+      d = time_direct();
+      t = time_dispatch();
+    } else {
+      t = time_dispatch();
+      d = time_direct();
+    }
+    direct_first = !direct_first;
+    direct.push_back(d);
+    dispatched.push_back(t);
+    difference.push_back(t - d);
   }
-  const double d = static_cast<double>(direct_ns) / static_cast<double>(calls);
-  const double t = static_cast<double>(dispatch_ns) / static_cast<double>(calls);
-  state.counters["direct_ns"] = benchmark::Counter(d, benchmark::Counter::kAvgThreads);
-  state.counters["dispatch_ns"] = benchmark::Counter(t, benchmark::Counter::kAvgThreads);
-  state.counters["overhead_ns"] = benchmark::Counter(t - d, benchmark::Counter::kAvgThreads);
+  state.counters["direct_ns"] = benchmark::Counter(median(direct), benchmark::Counter::kAvgThreads);
+  state.counters["dispatch_ns"] =
+      benchmark::Counter(median(dispatched), benchmark::Counter::kAvgThreads);
+  state.counters["overhead_ns"] =
+      benchmark::Counter(median(difference), benchmark::Counter::kAvgThreads);
   state.SetLabel(label(cand));
 }
 
@@ -164,6 +193,15 @@ void BM_InterleavedOverheadPublicApi(benchmark::State& state) {
   });
 }
 
+/// tunekit::try_gemm(params) (the public entry point for prepared params: no exceptions) against
+/// the candidate.
+void BM_InterleavedOverheadTryGemm(benchmark::State& state) {
+  auto* cand = chosen_candidate(state.range(0));
+  Operands o(state.range(0));
+  const auto p = o.params();
+  interleaved(state, *cand, p, [&] { benchmark::DoNotOptimize(tunekit::try_gemm(p)); });
+}
+
 void BM_KeyAndHash(benchmark::State& state) {
   Operands o(4);
   auto p = o.params();
@@ -181,6 +219,7 @@ void sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_KeyAndHash);
 BENCHMARK(BM_InterleavedOverhead)->Apply(sizes);
 BENCHMARK(BM_InterleavedOverheadPublicApi)->Apply(sizes);
+BENCHMARK(BM_InterleavedOverheadTryGemm)->Apply(sizes);
 BENCHMARK(BM_DirectCandidate)->Apply(sizes);
 BENCHMARK(BM_TunekitGemmHit)->Apply(sizes);
 BENCHMARK(BM_TunekitGemmHitPublicApi)->Apply(sizes);
