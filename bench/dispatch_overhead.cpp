@@ -1,7 +1,7 @@
 // Overhead of a GEMM hit over calling the chosen candidate directly: through TunableOp and through
 // the public tunekit::gemm, on small square float problems (the argument is m = n = k), from 1
 // and 2 threads calling concurrently (each with its own operands). The library thread count is
-// TUNEKIT_THREADS (1 when unset).
+// TUNEKIT_THREADS (1 when unset); DISPATCH_BENCH_SOLUTION fixes the candidate (else it is tuned).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -58,7 +58,9 @@ void set_up_threads() {
 }
 
 /// Tunes the size^3 problem once (5 ms budget, results in a private file) so that every
-/// benchmark below measures the hit path; returns the chosen candidate.
+/// benchmark below measures the hit path; returns the chosen candidate. With
+/// DISPATCH_BENCH_SOLUTION=<candidate name> that candidate is stored as the result instead (the
+/// same code in every run).
 Cand* chosen_candidate(std::int64_t size) {
   static std::mutex mutex;
   static std::map<std::int64_t, Cand*> chosen;
@@ -71,6 +73,10 @@ Cand* chosen_candidate(std::int64_t size) {
   ctx.set_max_tuning_duration_ms(5);
   Operands o(size);
   const auto p = o.params();
+  if (const char* solution = std::getenv("DISPATCH_BENCH_SOLUTION")) {
+    if (!tunekit::gemm_op().find_candidate(solution)) std::abort();
+    if (!ctx.add_result({p.op_signature(), p.signature(), solution, 0.001, ""})) std::abort();
+  }
   if (!tunekit::try_gemm(p).is_ok()) std::abort();
   auto entry = ctx.results_manager().lookup(p.op_signature(), p.signature());
   std::remove(file.c_str());

@@ -92,10 +92,10 @@ GemmTunableOp& the_op() {
 }
 
 // Every entry point dispatches through the op, which validates each call once: a miss before any
-// work (TunableOp calls GemmParams::validate()), a hit in its candidate's run()
-// (GemmCandidateBase::run: the inline passes_quick_checks(), validate() when that fails).
-void run_or_throw(GemmTunableOp& op, const ops::GemmParams& p) {
-  Status s = op(p);
+// work (TunableOp calls GemmParams::validate()), a hit in its candidate's run_resolved()
+// (the inline GemmParams::passes_call_checks(), validate()'s error when they fail).
+void run_or_throw(const ops::GemmParams& p) {
+  Status s = the_op()(p);
   if (!s.is_ok()) [[unlikely]] {
     throw_error(std::move(s));
   }
@@ -103,11 +103,11 @@ void run_or_throw(GemmTunableOp& op, const ops::GemmParams& p) {
 
 }  // namespace
 
-// The entry points below are flattened: the op's hit path is inlined into each, and the op is
-// found before the params are built, so that no call separates writing the params from reading
-// their key: the compiler then builds the key from the arguments in registers. Re-read from
-// memory, two fields loaded as one 16-byte value would wait for their two 8-byte stores to
-// complete (no store-to-load forwarding): about 20 ns per call on an AMD EPYC Zen 3.
+// The entry points below are flattened: the op's hit path is inlined into each, after the params
+// are written (so that the arguments need not be saved across the op's first-use check). The
+// key is then read back with loads no wider than the fields (GemmParams::key()): a wider load
+// could not be forwarded from the fields' stores and would wait for them to complete.
+
 GemmTunableOp& gemm_op() { return the_op(); }
 
 [[gnu::flatten]] Status try_gemm(const ops::GemmParams& params) { return the_op()(params); }
@@ -115,26 +115,23 @@ GemmTunableOp& gemm_op() { return the_op(); }
 [[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            float alpha, const float* a, std::int64_t lda, const float* b,
                            std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
-  GemmTunableOp& op = the_op();
-  run_or_throw(op, make(ops::GemmKind::kGemm, ops::DType::kFloat, transa, transb, m, n, k, alpha, a,
-                        lda, b, ldb, beta, c, ldc));
+  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kFloat, transa, transb, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc));
 }
 
 [[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            double alpha, const double* a, std::int64_t lda, const double* b,
                            std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
-  GemmTunableOp& op = the_op();
-  run_or_throw(op, make(ops::GemmKind::kGemm, ops::DType::kDouble, transa, transb, m, n, k, alpha,
-                        a, lda, b, ldb, beta, c, ldc));
+  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kDouble, transa, transb, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc));
 }
 
 [[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            float alpha, const ops::BFloat16* a, std::int64_t lda,
                            const ops::BFloat16* b, std::int64_t ldb, float beta, float* c,
                            std::int64_t ldc) {
-  GemmTunableOp& op = the_op();
-  run_or_throw(op, make(ops::GemmKind::kGemm, ops::DType::kBFloat16, transa, transb, m, n, k, alpha,
-                        a, lda, b, ldb, beta, c, ldc));
+  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kBFloat16, transa, transb, m, n, k, alpha, a,
+                    lda, b, ldb, beta, c, ldc));
 }
 
 namespace {
@@ -143,25 +140,23 @@ void batched(ops::DType dtype, char transa, char transb, std::int64_t m, std::in
              std::int64_t k, double alpha, const T* a, std::int64_t lda, std::int64_t stride_a,
              const T* b, std::int64_t ldb, std::int64_t stride_b, double beta, T* c,
              std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
-  GemmTunableOp& op = the_op();
   ops::GemmParams p = make(ops::GemmKind::kStridedBatched, dtype, transa, transb, m, n, k, alpha, a,
                            lda, b, ldb, beta, c, ldc);
   p.stride_a = stride_a;
   p.stride_b = stride_b;
   p.stride_c = stride_c;
   p.batch = batch;
-  run_or_throw(op, p);
+  run_or_throw(p);
 }
 
 template <class T>
 void with_bias(ops::DType dtype, char transa, char transb, std::int64_t m, std::int64_t n,
                std::int64_t k, double alpha, const T* a, std::int64_t lda, const T* b,
                std::int64_t ldb, const T* bias, T* c, std::int64_t ldc) {
-  GemmTunableOp& op = the_op();
   ops::GemmParams p = make(ops::GemmKind::kGemmAndBias, dtype, transa, transb, m, n, k, alpha, a,
                            lda, b, ldb, 0.0, c, ldc);
   p.bias = bias;
-  run_or_throw(op, p);
+  run_or_throw(p);
 }
 }  // namespace
 

@@ -59,7 +59,11 @@ struct GemmKey {
   std::uint64_t k_lda = 0;
   std::uint64_t ldb_ldc = 0;
   std::uint64_t batch_tag = 0;
-  friend bool operator==(const GemmKey&, const GemmKey&) = default;
+  /// Equal words (one branch: the dispatch path compares a key per hit).
+  friend bool operator==(const GemmKey& x, const GemmKey& y) noexcept {
+    return ((x.m_n ^ y.m_n) | (x.k_lda ^ y.k_lda) | (x.ldb_ldc ^ y.ldb_ldc) |
+            (x.batch_tag ^ y.batch_tag)) == 0;
+  }
 };
 
 class GemmWorkspace;

@@ -55,8 +55,8 @@ inline constexpr std::string_view kDefaultSolution = "Default";
 /// Thread safety: operator() and tune() may be called from many threads. Hits take no lock and
 /// allocate nothing (one hash probe of atomic pointers); misses serialise on a per-op mutex
 /// (tuning one problem at a time per op). Candidates' run() may execute concurrently.
-/// Errors: dispatch returns the chosen candidate's status, or the environment error
-/// (a malformed TUNEKIT_* variable) on a miss.
+/// Errors: dispatch returns the chosen candidate's status, or on a miss Params::validate()'s
+/// error or the environment error (a malformed TUNEKIT_* variable).
 template <TunableParams Params>
 class TunableOp {
  public:
@@ -93,10 +93,7 @@ class TunableOp {
       return dispatch_disabled(params);
     }
     const Key key = params.key();
-    if (const Entry* e = table_.find(key); e != nullptr && valid(*e)) [[likely]] {
-      if (needs_dynamic_entry(*e, key)) [[unlikely]] {
-        return dispatch_slow(params);
-      }
+    if (const Entry* e = table_.find(key); e != nullptr && serves(*e, key)) [[likely]] {
       return static_cast<Candidate<Params>*>(e->target)->run_resolved(params);
     }
     return dispatch_slow(params);
@@ -262,11 +259,17 @@ class TunableOp {
     }
   }
 
-  // Whether a hit on a stored result still takes the slow path: to store the wildcard entry of
-  // the calling thread's dynamic dims (V26) while tuning is on.
-  bool needs_dynamic_entry(const Entry& e, const Key& key) const noexcept {
+  // Whether a cached entry serves this call: it is valid() and, for a stored result, no wildcard
+  // entry of the calling thread's dynamic dims (V26) is still to be stored while tuning is on
+  // (that takes the slow path).
+  bool serves(const Entry& e, const Key& key) const noexcept {
+    const ResultsManager& results = context_.results_manager();
+    if (e.kind != CachedKind::kResult) return e.stamp == results.generation();
+    return e.stamp == results.epoch() && !needs_dynamic_entry(key);
+  }
+
+  bool needs_dynamic_entry(const Key& key) const noexcept {
     if constexpr (Traits::kMaskedDynamic) {
-      if (e.kind != CachedKind::kResult) return false;
       const DynamicDimsMask mask = context_.effective_dynamic_dims();
       return mask != 0 && !dynamic_stored(key, mask) && context_.is_tuning_enabled();
     } else {
