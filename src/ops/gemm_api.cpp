@@ -11,31 +11,30 @@
 namespace tunekit {
 namespace {
 
+// Every field written once (a default-constructed GemmParams would be zero-filled first).
 ops::GemmParams make(ops::GemmKind kind, ops::DType dtype, char transa, char transb, std::int64_t m,
                      std::int64_t n, std::int64_t k, double alpha, const void* a, std::int64_t lda,
                      const void* b, std::int64_t ldb, double beta, void* c, std::int64_t ldc) {
-  ops::GemmParams p;
-  p.kind = kind;
-  p.dtype = dtype;
-  p.transa = ops::lower_trans(transa);
-  p.transb = ops::lower_trans(transb);
-  p.m = m;
-  p.n = n;
-  p.k = k;
-  p.lda = lda;
-  p.ldb = ldb;
-  p.ldc = ldc;
-  p.alpha = alpha;
-  p.beta = beta;
-  p.a = a;
-  p.b = b;
-  p.c = c;
-  return p;
-}
-
-void run_or_throw(const ops::GemmParams& p) {
-  const Status s = try_gemm(p);
-  if (!s.is_ok()) throw Error(s);
+  return ops::GemmParams{.kind = kind,
+                         .dtype = dtype,
+                         .transa = transa,
+                         .transb = transb,
+                         .m = m,
+                         .n = n,
+                         .k = k,
+                         .lda = lda,
+                         .ldb = ldb,
+                         .ldc = ldc,
+                         .batch = 1,
+                         .stride_a = 0,
+                         .stride_b = 0,
+                         .stride_c = 0,
+                         .alpha = alpha,
+                         .beta = beta,
+                         .a = a,
+                         .b = b,
+                         .c = c,
+                         .bias = nullptr};
 }
 
 }  // namespace
@@ -71,40 +70,66 @@ void register_gemm_validators(TuningContext& ctx, const CandidateList<ops::GemmP
   }
 }
 
-GemmTunableOp& gemm_op() {
-  static GemmTunableOp* op = [] {
-    TuningContext& ctx = tuning_context();
-    ctx.set_threads(ops::set_num_threads(ctx.threads()));
-    auto list = ops::make_gemm_candidates();
-    register_gemm_validators(ctx, list);
-    ctx.set_settle_hook([] { (void)ops::settle_threads(); });
-    return new GemmTunableOp(std::move(list));
-  }();
+namespace {
+
+// Creates the op (first use only); out of line, so that the_op() inlines as a guard check.
+[[gnu::noinline]] GemmTunableOp* make_op() {
+  TuningContext& ctx = tuning_context();
+  ctx.set_threads(ops::set_num_threads(ctx.threads()));
+  auto list = ops::make_gemm_candidates();
+  register_gemm_validators(ctx, list);
+  ctx.set_settle_hook([] { (void)ops::settle_threads(); });
+  return new GemmTunableOp(std::move(list));
+}
+
+GemmTunableOp& the_op() {
+  static GemmTunableOp* op = make_op();
   return *op;
 }
 
-Status try_gemm(const ops::GemmParams& params) {
-  TUNEKIT_RETURN_IF_ERROR(params.validate());
-  return gemm_op()(params);
+[[noreturn, gnu::noinline, gnu::cold]] void throw_error(Status status) {
+  throw Error(std::move(status));
 }
 
-void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-          const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
-          std::int64_t ldc) {
+// Every entry point dispatches through the op, which validates each call once: a miss before any
+// work (TunableOp calls GemmParams::validate()), a hit in its candidate's run_resolved()
+// (the inline GemmParams::passes_call_checks(), validate()'s error when they fail).
+void run_or_throw(const ops::GemmParams& p) {
+  Status s = the_op()(p);
+  if (!s.is_ok()) [[unlikely]] {
+    throw_error(std::move(s));
+  }
+}
+
+}  // namespace
+
+// The entry points below are flattened: the op's hit path is inlined into each, after the params
+// are written (so that the arguments need not be saved across the op's first-use check). The
+// key is then read back with loads no wider than the fields (GemmParams::key()): a wider load
+// could not be forwarded from the fields' stores and would wait for them to complete.
+
+GemmTunableOp& gemm_op() { return the_op(); }
+
+[[gnu::flatten]] Status try_gemm(const ops::GemmParams& params) { return the_op()(params); }
+
+[[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                           float alpha, const float* a, std::int64_t lda, const float* b,
+                           std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
   run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kFloat, transa, transb, m, n, k, alpha, a,
                     lda, b, ldb, beta, c, ldc));
 }
 
-void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
-          const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
-          double* c, std::int64_t ldc) {
+[[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                           double alpha, const double* a, std::int64_t lda, const double* b,
+                           std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
   run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kDouble, transa, transb, m, n, k, alpha, a,
                     lda, b, ldb, beta, c, ldc));
 }
 
-void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-          const ops::BFloat16* a, std::int64_t lda, const ops::BFloat16* b, std::int64_t ldb,
-          float beta, float* c, std::int64_t ldc) {
+[[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                           float alpha, const ops::BFloat16* a, std::int64_t lda,
+                           const ops::BFloat16* b, std::int64_t ldb, float beta, float* c,
+                           std::int64_t ldc) {
   run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kBFloat16, transa, transb, m, n, k, alpha, a,
                     lda, b, ldb, beta, c, ldc));
 }
@@ -135,31 +160,37 @@ void with_bias(ops::DType dtype, char transa, char transb, std::int64_t m, std::
 }
 }  // namespace
 
-void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
-                          float alpha, const float* a, std::int64_t lda, std::int64_t stride_a,
-                          const float* b, std::int64_t ldb, std::int64_t stride_b, float beta,
-                          float* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+[[gnu::flatten]] void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
+                                           std::int64_t k, float alpha, const float* a,
+                                           std::int64_t lda, std::int64_t stride_a, const float* b,
+                                           std::int64_t ldb, std::int64_t stride_b, float beta,
+                                           float* c, std::int64_t ldc, std::int64_t stride_c,
+                                           std::int64_t batch) {
   batched(ops::DType::kFloat, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b,
           beta, c, ldc, stride_c, batch);
 }
 
-void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
-                          double alpha, const double* a, std::int64_t lda, std::int64_t stride_a,
-                          const double* b, std::int64_t ldb, std::int64_t stride_b, double beta,
-                          double* c, std::int64_t ldc, std::int64_t stride_c, std::int64_t batch) {
+[[gnu::flatten]] void gemm_strided_batched(char transa, char transb, std::int64_t m, std::int64_t n,
+                                           std::int64_t k, double alpha, const double* a,
+                                           std::int64_t lda, std::int64_t stride_a, const double* b,
+                                           std::int64_t ldb, std::int64_t stride_b, double beta,
+                                           double* c, std::int64_t ldc, std::int64_t stride_c,
+                                           std::int64_t batch) {
   batched(ops::DType::kDouble, transa, transb, m, n, k, alpha, a, lda, stride_a, b, ldb, stride_b,
           beta, c, ldc, stride_c, batch);
 }
 
-void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
-                   float alpha, const float* a, std::int64_t lda, const float* b, std::int64_t ldb,
-                   const float* bias, float* c, std::int64_t ldc) {
+[[gnu::flatten]] void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n,
+                                    std::int64_t k, float alpha, const float* a, std::int64_t lda,
+                                    const float* b, std::int64_t ldb, const float* bias, float* c,
+                                    std::int64_t ldc) {
   with_bias(ops::DType::kFloat, transa, transb, m, n, k, alpha, a, lda, b, ldb, bias, c, ldc);
 }
 
-void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
-                   double alpha, const double* a, std::int64_t lda, const double* b,
-                   std::int64_t ldb, const double* bias, double* c, std::int64_t ldc) {
+[[gnu::flatten]] void gemm_and_bias(char transa, char transb, std::int64_t m, std::int64_t n,
+                                    std::int64_t k, double alpha, const double* a, std::int64_t lda,
+                                    const double* b, std::int64_t ldb, const double* bias,
+                                    double* c, std::int64_t ldc) {
   with_bias(ops::DType::kDouble, transa, transb, m, n, k, alpha, a, lda, b, ldb, bias, c, ldc);
 }
 

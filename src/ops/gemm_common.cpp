@@ -22,6 +22,12 @@ void stage_bf16(const BFloat16* src, std::int64_t rows, std::int64_t cols, std::
   }
 }
 
+// The calling thread's staging buffer for operand 0 (A) or 1 (B), reused across calls.
+std::vector<float>& staging_buffer(int operand) {
+  thread_local std::vector<float> buffers[2];
+  return buffers[operand];
+}
+
 }  // namespace
 
 void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
@@ -41,32 +47,22 @@ void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int6
   }
 }
 
-Status run_as_gemm_calls(const GemmParams& p, bool native_bf16,
-                         const std::function<Status(const GemmCall&)>& gemm) {
-  thread_local std::vector<float> staged_a, staged_b;
+Status run_as_gemm_call_sequence(const GemmParams& p, bool native_bf16, GemmCallRef gemm) {
   const std::size_t in_elem = element_bytes(p.dtype);
   const std::size_t out_elem = output_element_bytes(p.dtype);
   const std::int64_t batches = p.kind == GemmKind::kStridedBatched ? p.batch : 1;
   const bool stage = p.dtype == DType::kBFloat16 && !native_bf16;
   for (std::int64_t i = 0; i < batches; ++i) {
-    GemmCall call;
-    call.real = p.dtype == DType::kDouble ? DType::kDouble : stage ? DType::kFloat : p.dtype;
-    call.transa = p.a_is_n() ? 'n' : 't';
-    call.transb = p.b_is_n() ? 'n' : 't';
-    call.m = p.m;
-    call.n = p.n;
-    call.k = p.k;
-    call.alpha = p.alpha;
-    call.beta = p.beta;
+    GemmCall call = plain_gemm_call(p);
+    if (stage) call.real = DType::kFloat;
     call.a =
         static_cast<const unsigned char*>(p.a) + static_cast<std::size_t>(i * p.stride_a) * in_elem;
     call.b =
         static_cast<const unsigned char*>(p.b) + static_cast<std::size_t>(i * p.stride_b) * in_elem;
     call.c = static_cast<unsigned char*>(p.c) + static_cast<std::size_t>(i * p.stride_c) * out_elem;
-    call.lda = p.lda;
-    call.ldb = p.ldb;
-    call.ldc = p.ldc;
     if (stage) {
+      std::vector<float>& staged_a = staging_buffer(0);
+      std::vector<float>& staged_b = staging_buffer(1);
       const std::int64_t rows_a = p.a_is_n() ? p.m : p.k;
       const std::int64_t rows_b = p.b_is_n() ? p.k : p.n;
       stage_bf16(static_cast<const BFloat16*>(call.a), rows_a, p.a_is_n() ? p.k : p.m, p.lda,
@@ -139,7 +135,16 @@ Status GemmCandidateBase::prepare(const GemmParams& params) {
 }
 
 Status GemmCandidateBase::run(const GemmParams& params) {
-  TUNEKIT_RETURN_IF_ERROR(params.validate());
+  if (!params.passes_quick_checks()) TUNEKIT_RETURN_IF_ERROR(params.validate());
+  TUNEKIT_RETURN_IF_ERROR(supports_impl(params));
+  note_runtime(runtime_id());
+  return run_impl(params);
+}
+
+Status GemmCandidateBase::run_resolved(const GemmParams& params) {
+  // The key's fields were validated when the op cached it (GemmKey: a key match means equal
+  // fields); support is re-checked, since it may depend on alpha and beta.
+  if (!params.passes_call_checks()) return run(params);
   TUNEKIT_RETURN_IF_ERROR(supports_impl(params));
   note_runtime(runtime_id());
   return run_impl(params);

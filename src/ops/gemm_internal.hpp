@@ -46,12 +46,59 @@ struct GemmCall {
   std::int64_t ldc = 0;
 };
 
+/// A non-owning reference to a callable `Status(const GemmCall&)`: one indirect call, no
+/// allocation (unlike std::function). The callable must outlive the reference.
+class GemmCallRef {
+ public:
+  template <class F>
+  GemmCallRef(F& gemm) noexcept  // NOLINT(google-explicit-constructor)
+      : object_(&gemm),
+        call_([](void* object, const GemmCall& call) { return (*static_cast<F*>(object))(call); }) {
+  }
+  Status operator()(const GemmCall& call) const { return call_(object_, call); }
+
+ private:
+  void* object_;
+  Status (*call_)(void*, const GemmCall&);
+};
+
+/// The single GemmCall of a plain GEMM (kGemm) whose operands the library takes as they are
+/// (not bf16, or bf16 with `native_bf16`).
+inline GemmCall plain_gemm_call(const GemmParams& p) noexcept {
+  GemmCall call;
+  call.real = p.dtype;
+  call.transa = p.a_is_n() ? 'n' : 't';
+  call.transb = p.b_is_n() ? 'n' : 't';
+  call.m = p.m;
+  call.n = p.n;
+  call.k = p.k;
+  call.alpha = p.alpha;
+  call.beta = p.beta;
+  call.a = p.a;
+  call.lda = p.lda;
+  call.b = p.b;
+  call.ldb = p.ldb;
+  call.c = p.c;
+  call.ldc = p.ldc;
+  return call;
+}
+
+/// run_as_gemm_calls() for every problem that is not a plain GEMM: the batch loop, bf16 staging
+/// and the bias epilogue.
+Status run_as_gemm_call_sequence(const GemmParams& params, bool native_bf16, GemmCallRef gemm);
+
 /// Runs `params` as a sequence of GemmCall: one per batch entry (kStridedBatched), bf16 operands
 /// converted to compact float copies first unless `native_bf16` (then `real` is kBFloat16 and C
 /// is float), and for kGemmAndBias the bias added to every column afterwards. Conversions and
 /// the bias epilogue are single-threaded, so no second thread pool is woken inside a call.
-Status run_as_gemm_calls(const GemmParams& params, bool native_bf16,
-                         const std::function<Status(const GemmCall&)>& gemm);
+/// A plain GEMM is one direct call of `gemm` (inline: the dispatch path of small problems).
+template <class Gemm>
+Status run_as_gemm_calls(const GemmParams& params, bool native_bf16, Gemm&& gemm) {
+  if (params.kind == GemmKind::kGemm && (params.dtype != DType::kBFloat16 || native_bf16)) {
+    return gemm(plain_gemm_call(params));
+  }
+  return run_as_gemm_call_sequence(params, native_bf16, GemmCallRef(gemm));
+}
 
 /// Adds bias[i] to C(i, j) for the m x n matrix at `c` (column-major, ldc).
 void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
@@ -63,7 +110,9 @@ LibraryBinding describe_entry(const void* entry, std::string symbol, std::string
 /// The skeleton every GEMM candidate shares: supports() validates the shape then asks
 /// supports_impl(); prepare() runs prepare_impl() and then, when the last GEMM ran in another
 /// OpenMP runtime, settle_threads(); run() validates, re-checks support (so an unsupported
-/// problem is a status, never a crash), notes its runtime and calls run_impl().
+/// problem is a status, never a crash), notes its runtime and calls run_impl(). run_resolved()
+/// (a TunableOp hit, whose key was validated) checks only passes_call_checks() before
+/// supports_impl(), and runs run()'s full checks (and gives their message) when that fails.
 class GemmCandidateBase : public GemmCandidate {
  public:
   GemmCandidateBase(std::string name, std::string library)
@@ -73,6 +122,7 @@ class GemmCandidateBase : public GemmCandidate {
   Status supports(const GemmParams& params) const final;
   Status prepare(const GemmParams& params) final;
   Status run(const GemmParams& params) final;
+  Status run_resolved(const GemmParams& params) final;
 
  protected:
   virtual Status supports_impl(const GemmParams& params) const = 0;

@@ -54,6 +54,11 @@ class Candidate {
   virtual Status prepare(const Params& /*params*/) { return Status::ok(); }
   /// Computes the operator. kOk, or an error status; never throws.
   virtual Status run(const Params& params) = 0;
+  /// run() on a TunableOp hit: `params.key()` is the key of a problem that passed
+  /// Params::validate() (where Params has one), so checks that depend on the key alone may be
+  /// skipped; what can differ between calls with the same key (operand pointers, scalars) must
+  /// still be refused with the status run() would give. Default: run().
+  virtual Status run_resolved(const Params& params) { return run(params); }
 };
 
 template <class Params>

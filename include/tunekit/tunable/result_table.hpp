@@ -50,7 +50,7 @@ class ResultTable {
 
   /// The entry for `key`, or nullptr. Lock-free, allocation-free, safe against concurrent
   /// publish().
-  const Entry* find(const Key& key) const noexcept {
+  [[gnu::always_inline]] const Entry* find(const Key& key) const noexcept {
     const Slots* t = current_.load(std::memory_order_acquire);
     std::size_t i = mix(Hash(key)) & t->mask;
     for (;;) {

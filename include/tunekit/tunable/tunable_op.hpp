@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -45,12 +46,17 @@ inline constexpr std::string_view kDefaultSolution = "Default";
 ///  7. otherwise Default (verbose 2 logs "no result, using Default").
 /// The resolved decision is cached per Params::Key; decisions without a stored result are
 /// re-resolved after any change of the results or of the dispatch switches.
+/// Validation: when Params has `validate() -> Status`, every call that is not a hit (steps 1
+/// and 3-7 before any work) and tune() return its error first, so only keys of valid problems
+/// are ever cached. A hit does not call it again: it runs the candidate's run_resolved(), which
+/// must still refuse what can differ between calls with the same key (operand pointers,
+/// scalars).
 ///
 /// Thread safety: operator() and tune() may be called from many threads. Hits take no lock and
 /// allocate nothing (one hash probe of atomic pointers); misses serialise on a per-op mutex
 /// (tuning one problem at a time per op). Candidates' run() may execute concurrently.
-/// Errors: dispatch returns the chosen candidate's status, or the environment error
-/// (a malformed TUNEKIT_* variable) on a miss.
+/// Errors: dispatch returns the chosen candidate's status, or on a miss Params::validate()'s
+/// error or the environment error (a malformed TUNEKIT_* variable).
 template <TunableParams Params>
 class TunableOp {
  public:
@@ -83,23 +89,14 @@ class TunableOp {
 
   /// Runs the operator on `params` with the solution chosen as described above.
   Status operator()(const Params& params) {
+    if (!context_.is_enabled()) [[unlikely]] {
+      return dispatch_disabled(params);
+    }
     const Key key = params.key();
-    if (!context_.is_enabled()) {
-      if (prepared_default_.find(key) == nullptr) return dispatch_disabled_slow(params, key);
-      return candidates_[0]->run(params);
+    if (const Entry* e = table_.find(key); e != nullptr && serves(*e, key)) [[likely]] {
+      return static_cast<Candidate<Params>*>(e->target)->run_resolved(params);
     }
-    if (const Entry* e = table_.find(key); e != nullptr && valid(*e)) {
-      if constexpr (Traits::kMaskedDynamic) {
-        if (e->kind == CachedKind::kResult) {
-          const DynamicDimsMask mask = context_.effective_dynamic_dims();
-          if (mask != 0 && !dynamic_stored(key, mask) && context_.is_tuning_enabled()) {
-            return dispatch_slow(params, key);
-          }
-        }
-      }
-      return static_cast<Candidate<Params>*>(e->target)->run(params);
-    }
-    return dispatch_slow(params, key);
+    return dispatch_slow(params);
   }
 
   /// Tunes `params` now (whatever the tuning switch and the cache say) and returns the full
@@ -108,6 +105,13 @@ class TunableOp {
   /// The caller's output operand is not written.
   /// Errors: report.status (environment error, workspace failure, no candidate succeeded).
   TuneReport tune(const Params& params) {
+    if (Status invalid = validate(params); !invalid.is_ok()) {
+      TuneReport report;
+      report.op_signature = params.op_signature();
+      report.params_signature = params.signature();
+      report.status = std::move(invalid);
+      return report;
+    }
     std::lock_guard lock(mutex_);
     context_.ensure_results_loaded();
     const std::string op = params.op_signature();
@@ -244,7 +248,46 @@ class TunableOp {
            (done->candidate & mask) == mask;
   }
 
+  // Params::validate() where Params has one; the slow paths call it first.
+  static Status validate(const Params& params) {
+    if constexpr (requires {
+                    { params.validate() } -> std::convertible_to<Status>;
+                  }) {
+      return params.validate();
+    } else {
+      return Status::ok();
+    }
+  }
+
+  // Whether a cached entry serves this call: it is valid() and, for a stored result, no wildcard
+  // entry of the calling thread's dynamic dims (V26) is still to be stored while tuning is on
+  // (that takes the slow path).
+  bool serves(const Entry& e, const Key& key) const noexcept {
+    const ResultsManager& results = context_.results_manager();
+    if (e.kind != CachedKind::kResult) return e.stamp == results.generation();
+    return e.stamp == results.epoch() && !needs_dynamic_entry(key);
+  }
+
+  bool needs_dynamic_entry(const Key& key) const noexcept {
+    if constexpr (Traits::kMaskedDynamic) {
+      const DynamicDimsMask mask = context_.effective_dynamic_dims();
+      return mask != 0 && !dynamic_stored(key, mask) && context_.is_tuning_enabled();
+    } else {
+      return false;
+    }
+  }
+
+  // Dispatch while TUNEKIT_ENABLED=0: Default, prepared once per key, lock-free after that.
+  // Out of line and given the params only, as dispatch_slow(), so that the hit path inlines and
+  // its key never needs an address (it stays in registers).
+  [[gnu::noinline]] Status dispatch_disabled(const Params& params) {
+    const Key key = params.key();
+    if (prepared_default_.find(key) == nullptr) return dispatch_disabled_slow(params, key);
+    return candidates_[0]->run_resolved(params);
+  }
+
   Status dispatch_disabled_slow(const Params& params, const Key& key) {
+    TUNEKIT_RETURN_IF_ERROR(validate(params));
     {
       std::lock_guard lock(mutex_);
       if (prepared_default_.find(key) == nullptr) {
@@ -255,7 +298,9 @@ class TunableOp {
     return candidates_[0]->run(params);
   }
 
-  Status dispatch_slow(const Params& params, const Key& key) {
+  [[gnu::noinline]] Status dispatch_slow(const Params& params) {
+    TUNEKIT_RETURN_IF_ERROR(validate(params));
+    const Key key = params.key();
     std::size_t index = 0;
     {
       std::lock_guard lock(mutex_);

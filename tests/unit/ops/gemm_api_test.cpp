@@ -5,12 +5,35 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tunekit/ops/gemm.hpp"
+
+// Allocation counter for the "public hits allocate nothing" test (counts only while armed, per
+// thread).
+namespace {
+thread_local bool g_count_allocations = false;
+thread_local long g_allocations = 0;
+}  // namespace
+
+// GCC 12 pairs the inlined replacement new/delete below with the malloc/free inside them and
+// warns (a known false positive for replacement allocation functions).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  if (g_count_allocations) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace tunekit {
 namespace {
@@ -125,6 +148,181 @@ TEST_F(GemmApiTest, InvalidArgumentsThrowWithTheField) {
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), StatusCode::kInvalidArgument);
     EXPECT_NE(std::string(e.what()).find("lda"), std::string::npos) << e.what();
+  }
+}
+
+/// A float problem's operands and its GemmParams (column-major, dense leading dimensions).
+struct FloatProblem {
+  FloatProblem(std::int64_t m_, std::int64_t n_, std::int64_t k_)
+      : m(m_),
+        n(n_),
+        k(k_),
+        a(static_cast<std::size_t>(m * k), 0.5f),
+        b(static_cast<std::size_t>(k * n), 2.0f),
+        c(static_cast<std::size_t>(m * n), 0.0f),
+        bias(static_cast<std::size_t>(m), 1.0f) {}
+  ops::GemmParams params() {
+    ops::GemmParams p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.lda = m;
+    p.ldb = k;
+    p.ldc = m;
+    p.a = a.data();
+    p.b = b.data();
+    p.c = c.data();
+    return p;
+  }
+  std::int64_t m, n, k;
+  std::vector<float> a, b, c, bias;
+};
+
+/// Calls tunekit::gemm (float) with the fields of `p`.
+void call_gemm(const ops::GemmParams& p) {
+  gemm(p.transa, p.transb, p.m, p.n, p.k, static_cast<float>(p.alpha),
+       static_cast<const float*>(p.a), p.lda, static_cast<const float*>(p.b), p.ldb,
+       static_cast<float>(p.beta), static_cast<float*>(p.c), p.ldc);
+}
+
+/// The message of the tunekit::Error that `call` throws ("" when it throws none); the code
+/// must be kInvalidArgument.
+template <class Call>
+std::string thrown(Call call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), StatusCode::kInvalidArgument) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(GemmApiTest, InvalidCallsOfATunedProblemThrowValidatesMessage) {
+  FloatProblem problem(12, 5, 9);
+  const ops::GemmParams good = problem.params();
+  call_gemm(good);  // tunes: calls with the same key are hits from now on
+  GemmTunableOp& op = gemm_op();
+  ASSERT_TRUE(op.cached_solution(good).has_value());
+  const std::size_t tunings = op.tunings();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  // Same key, a bad field outside it: a hit, refused with validate()'s message.
+  std::vector<ops::GemmParams> hits;
+  auto hit = [&](auto change) {
+    ops::GemmParams p = good;
+    change(p);
+    ASSERT_EQ(p.key(), good.key());
+    ASSERT_TRUE(op.cached_solution(p).has_value());
+    hits.push_back(p);
+  };
+  hit([](ops::GemmParams& p) { p.a = nullptr; });
+  hit([](ops::GemmParams& p) { p.b = nullptr; });
+  hit([](ops::GemmParams& p) { p.c = nullptr; });
+  hit([&](ops::GemmParams& p) { p.alpha = nan; });
+  hit([](ops::GemmParams& p) { p.beta = std::numeric_limits<double>::infinity(); });
+  for (const ops::GemmParams& p : hits) {
+    const std::string expected = p.validate().message();
+    ASSERT_FALSE(expected.empty());
+    EXPECT_EQ(thrown([&] { call_gemm(p); }), expected);
+    EXPECT_EQ(try_gemm(p).message(), expected);
+  }
+  ops::GemmParams batch = good;  // only try_gemm can pass a batch count with a plain GEMM
+  batch.batch = 3;
+  EXPECT_EQ(try_gemm(batch).message(), batch.validate().message());
+
+  // Key fields out of range alias no cached key, even with the same low 32 bits: a miss,
+  // validated before anything runs.
+  ops::GemmParams wide = good;
+  wide.m += std::int64_t{1} << 32;
+  wide.lda = wide.m;
+  wide.ldc = wide.m;
+  EXPECT_EQ(op.cached_solution(wide), std::nullopt);
+  EXPECT_EQ(thrown([&] { call_gemm(wide); }), wide.validate().message());
+  ops::GemmParams short_ld = good;  // a different key
+  short_ld.lda = good.m - 1;
+  EXPECT_EQ(thrown([&] { call_gemm(short_ld); }), short_ld.validate().message());
+  EXPECT_NE(short_ld.validate().message().find("lda"), std::string::npos);
+  // The op called directly validates its misses the same way, and caches nothing for them.
+  ops::GemmParams short_ldc = good;
+  short_ldc.ldc = 1;
+  EXPECT_EQ(op(short_ldc).message(), short_ldc.validate().message());
+  EXPECT_EQ(op.cached_solution(short_ldc), std::nullopt);
+  EXPECT_EQ(op.tunings(), tunings);
+
+  // Upper-case transposes are the same problem: a hit, no tuning.
+  ops::GemmParams upper = good;
+  upper.transa = 'N';
+  upper.transb = 'N';
+  call_gemm(upper);
+  for (float x : problem.c) ASSERT_FLOAT_EQ(x, 9.0f);
+  EXPECT_EQ(op.tunings(), tunings);
+}
+
+TEST_F(GemmApiTest, InvalidBiasAndStridesOfTunedProblemsThrowValidatesMessage) {
+  FloatProblem problem(8, 3, 16);
+  gemm_and_bias('n', 'n', 8, 3, 16, 1.0f, problem.a.data(), 8, problem.b.data(), 16,
+                problem.bias.data(), problem.c.data(), 8);
+  ops::GemmParams bias = problem.params();
+  bias.kind = ops::GemmKind::kGemmAndBias;
+  bias.bias = nullptr;
+  ASSERT_TRUE(gemm_op().cached_solution(bias).has_value());
+  EXPECT_EQ(thrown([&] {
+              gemm_and_bias('n', 'n', 8, 3, 16, 1.0f, problem.a.data(), 8, problem.b.data(), 16,
+                            nullptr, problem.c.data(), 8);
+            }),
+            bias.validate().message());
+
+  const int m = 4, n = 4, k = 4, batch = 2;
+  std::vector<float> a(m * k * batch, 1.0f), b(k * n * batch, 1.0f), c(m * n * batch, 0.0f);
+  gemm_strided_batched('n', 'n', m, n, k, 1.0f, a.data(), m, m * k, b.data(), k, k * n, 0.0f,
+                       c.data(), m, m * n, batch);
+  ops::GemmParams strided = problem.params();
+  strided.kind = ops::GemmKind::kStridedBatched;
+  strided.m = strided.n = strided.k = strided.lda = strided.ldb = strided.ldc = 4;
+  strided.batch = batch;
+  strided.stride_a = strided.stride_b = 16;
+  strided.stride_c = 15;  // the outputs would overlap
+  ASSERT_TRUE(gemm_op().cached_solution(strided).has_value());
+  EXPECT_EQ(thrown([&] {
+              gemm_strided_batched('n', 'n', m, n, k, 1.0f, a.data(), m, m * k, b.data(), k, k * n,
+                                   0.0f, c.data(), m, 15, batch);
+            }),
+            strided.validate().message());
+  EXPECT_NE(strided.validate().message().find("stride_c"), std::string::npos);
+}
+
+TEST_F(GemmApiTest, PublicHitsAllocateNothing) {
+  FloatProblem problem(17, 19, 23);  // a shape no other test tunes
+  const ops::GemmParams p = problem.params();
+  // Default as the stored result, so that the library called on the hit is known.
+  ASSERT_TRUE(tuning_context().add_result({p.op_signature(), p.signature(), "Default", 0.01, ""}));
+  call_gemm(p);
+  ASSERT_EQ(gemm_op().cached_solution(p), "Default");
+  g_allocations = 0;
+  g_count_allocations = true;
+  for (int i = 0; i < 1000; ++i) call_gemm(p);
+  g_count_allocations = false;
+  EXPECT_EQ(g_allocations, 0);
+  for (float x : problem.c) ASSERT_FLOAT_EQ(x, 23.0f);
+}
+
+TEST_F(GemmApiTest, ConcurrentPublicHitsFromTwoThreads) {
+  std::vector<FloatProblem> problems;
+  for (int t = 0; t < 2; ++t) problems.emplace_back(16, 4, 8);
+  call_gemm(problems[0].params());  // tunes once
+  const std::size_t tunings = gemm_op().tunings();
+  std::vector<std::thread> threads;
+  for (FloatProblem& problem : problems) {
+    threads.emplace_back([&problem] {
+      const ops::GemmParams p = problem.params();
+      for (int i = 0; i < 2000; ++i) call_gemm(p);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(gemm_op().tunings(), tunings);
+  for (FloatProblem& problem : problems) {
+    for (float x : problem.c) ASSERT_FLOAT_EQ(x, 8.0f);
   }
 }
 

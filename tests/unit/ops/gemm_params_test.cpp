@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -333,6 +334,217 @@ TEST(GemmParamsTest, ValidateNamesTheField) {
   p = ok;
   p.dtype = static_cast<DType>(9);
   expect_invalid(p, "dtype 9");
+}
+
+// a + b and a * b with two's-complement wrap-around (no undefined overflow at the extremes).
+std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t wrap_mul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+
+// Params near the validity boundary (fixed seed): a valid problem with up to three fields
+// replaced by values at and around their bounds.
+std::vector<GemmParams> edge_params(std::size_t count) {
+  static const float dummy[4] = {};
+  static float out[4] = {};
+  constexpr std::int64_t kBig = std::numeric_limits<std::int64_t>::max();
+  const std::vector<std::int64_t> small = {1, 2, 7, 16, 1000};
+  const std::vector<std::int64_t> edges = {-kBig - 1,
+                                           -1,
+                                           0,
+                                           1,
+                                           (1 << 28) - 1,
+                                           1 << 28,
+                                           (1 << 28) + 1,
+                                           (std::int64_t{1} << 31) - 1,
+                                           std::int64_t{1} << 31,
+                                           (std::int64_t{1} << 32) + 16,
+                                           kBig};
+  const std::vector<char> trans = {'n', 'N', 't', 'T', 'c', 'x', '\0', static_cast<char>(0xEE)};
+  const std::vector<double> scalars = {0.0, 1.0, -2.5, std::numeric_limits<double>::quiet_NaN(),
+                                       std::numeric_limits<double>::infinity()};
+  std::mt19937_64 rng(20261201);
+  auto pick = [&](const auto& v) { return v[rng() % v.size()]; };
+  auto near = [&](std::int64_t bound) {  // bound - 1, bound, bound + 3 or an edge value
+    return rng() % 4 == 0 ? pick(edges)
+                          : wrap_add(bound, pick(std::vector<std::int64_t>{-1, 0, 3}));
+  };
+  std::vector<GemmParams> all;
+  for (std::size_t i = 0; i < count; ++i) {
+    GemmParams p;
+    p.kind = static_cast<GemmKind>(rng() % 3);
+    p.dtype = static_cast<DType>(rng() % 3);
+    p.transa = pick(std::vector<char>{'n', 'N', 't', 'T'});
+    p.transb = pick(std::vector<char>{'n', 'N', 't', 'T'});
+    p.m = pick(small);
+    p.n = pick(small);
+    p.k = pick(small);
+    p.lda = (p.a_is_n() ? p.m : p.k) + static_cast<std::int64_t>(rng() % 2) * 3;
+    p.ldb = (p.b_is_n() ? p.k : p.n) + static_cast<std::int64_t>(rng() % 2) * 3;
+    p.ldc = p.m + static_cast<std::int64_t>(rng() % 2) * 3;
+    p.batch = p.kind == GemmKind::kStridedBatched ? 2 : 1;
+    p.stride_a = p.stride_b = 16;
+    p.stride_c = p.ldc * p.n;
+    p.beta = p.kind == GemmKind::kGemmAndBias ? 0.0 : 0.5;
+    p.a = p.b = p.bias = dummy;
+    p.c = out;
+    for (std::uint64_t changes = rng() % 4; changes > 0; --changes) {
+      switch (rng() % 18) {
+        case 0:
+          p.kind = static_cast<GemmKind>(rng() % 4);
+          break;
+        case 1:
+          p.dtype = static_cast<DType>(pick(std::vector<int>{0, 1, 2, 7}));
+          break;
+        case 2:
+          p.transa = pick(trans);
+          break;
+        case 3:
+          p.transb = pick(trans);
+          break;
+        case 4:
+          p.m = near(p.m);
+          break;
+        case 5:
+          p.n = near(p.n);
+          break;
+        case 6:
+          p.k = near(p.k);
+          break;
+        case 7:
+          p.lda = near(p.a_is_n() ? p.m : p.k);
+          break;
+        case 8:
+          p.ldb = near(p.b_is_n() ? p.k : p.n);
+          break;
+        case 9:
+          p.ldc = near(p.m);
+          break;
+        case 10:
+          p.batch = pick(std::vector<std::int64_t>{0, 1, 2, -1});
+          break;
+        case 11:
+          p.stride_a = pick(std::vector<std::int64_t>{-1, 0, 16});
+          break;
+        case 12:
+          p.stride_c = near(wrap_mul(p.ldc, p.n));
+          break;
+        case 13:
+          p.alpha = pick(scalars);
+          break;
+        case 14:
+          p.beta = pick(scalars);
+          break;
+        case 15:
+          p.bias = nullptr;
+          break;
+        case 16:
+          p.c = nullptr;
+          break;
+        default:
+          *pick(std::vector<const void**>{&p.a, &p.b}) = nullptr;
+          break;
+      }
+    }
+    all.push_back(p);
+  }
+  return all;
+}
+
+TEST(GemmParamsTest, QuickChecksAcceptOnlyWhatValidateAccepts) {
+  std::size_t accepted = 0, valid = 0;
+  for (const GemmParams& p : edge_params(200000)) {
+    const bool ok = p.validate().is_ok();
+    valid += ok;
+    if (!p.passes_quick_checks()) continue;
+    ++accepted;
+    ASSERT_TRUE(ok) << p.signature() << " kind " << static_cast<int>(p.kind) << ": "
+                    << p.validate().to_string();
+  }
+  EXPECT_GT(accepted, 10000u);  // the sample reaches the accepting side too
+  EXPECT_GT(valid, accepted);  // large or batched valid problems are left to validate()
+
+  // Ordinary problems pass, either transpose case, with bias.
+  const float dummy[4] = {};
+  float out[4] = {};
+  for (char ta : {'n', 'T'}) {
+    GemmParams p = make(ta, 'N', 64, 1, 4096);
+    p.a = p.b = dummy;
+    p.c = out;
+    EXPECT_TRUE(p.passes_quick_checks()) << ta;
+    p.kind = GemmKind::kGemmAndBias;
+    p.bias = dummy;
+    EXPECT_TRUE(p.passes_quick_checks()) << ta;
+  }
+}
+
+TEST(GemmParamsTest, CallChecksDecideValidityForTheKeyOfAValidProblem) {
+  // Params that share the key of a valid problem differ from it only in fields outside the key;
+  // for them the call checks agree with validate() (and refuse every strided-batched problem).
+  std::size_t checked = 0;
+  for (const GemmParams& p : edge_params(200000)) {
+    GemmParams shape = p;  // the same key fields, every other field valid
+    shape.batch = p.kind == GemmKind::kStridedBatched ? p.batch : 1;
+    shape.stride_a = shape.stride_b = 0;
+    shape.stride_c = wrap_mul(shape.ldc, shape.n);
+    shape.alpha = 1.0;
+    shape.beta = 0.0;
+    shape.a = shape.b = shape.bias = &shape;
+    shape.c = &shape;
+    if (!shape.validate().is_ok()) continue;
+    ASSERT_EQ(shape.key(), p.key());
+    ++checked;
+    if (p.kind == GemmKind::kStridedBatched) {
+      EXPECT_FALSE(p.passes_call_checks());
+    } else {
+      ASSERT_EQ(p.passes_call_checks(), p.validate().is_ok())
+          << p.signature() << ": " << p.validate().to_string();
+    }
+  }
+  EXPECT_GT(checked, 1000u);
+}
+
+TEST(GemmKeyTest, OutOfRangeFieldsNeverShareAValidKey) {
+  GemmParams v = make('n', 't', 16, 24, 32);
+  v.lda = 40;
+  const GemmKey key = v.key();
+  ASSERT_NE(key, GemmKey::invalid());
+  const std::int64_t wrap = std::int64_t{1} << 32;  // the same low 32 bits
+  std::vector<GemmParams> aliases;
+  auto alias = [&](auto change) {
+    GemmParams p = v;
+    change(p);
+    aliases.push_back(p);
+  };
+  alias([&](GemmParams& p) { p.m += wrap; });
+  alias([&](GemmParams& p) { p.n += wrap; });
+  alias([&](GemmParams& p) { p.k += wrap; });
+  alias([&](GemmParams& p) { p.lda += wrap; });
+  alias([&](GemmParams& p) { p.ldb += wrap; });
+  alias([&](GemmParams& p) { p.ldc += wrap; });
+  alias([&](GemmParams& p) { p.m = -p.m; });
+  alias([&](GemmParams& p) { p.transa = 'x'; });
+  alias([&](GemmParams& p) { p.transb = static_cast<char>('t' | 0x80); });
+  alias([&](GemmParams& p) { p.kind = static_cast<GemmKind>(3); });
+  alias([&](GemmParams& p) { p.dtype = static_cast<DType>(3); });
+  alias([&](GemmParams& p) {
+    p.kind = GemmKind::kStridedBatched;
+    p.batch = wrap + 1;
+  });
+  for (std::size_t i = 0; i < aliases.size(); ++i) {
+    EXPECT_NE(aliases[i].key(), key) << i;
+    EXPECT_EQ(aliases[i].key(), GemmKey::invalid()) << i;
+    EXPECT_FALSE(aliases[i].validate().is_ok()) << i;
+  }
+  // Upper-case transposes and fields outside the key give the same key.
+  GemmParams same = v;
+  same.transa = 'N';
+  same.transb = 'T';
+  same.alpha = 3;
+  same.batch = 7;  // not strided-batched: batch is not part of the key
+  EXPECT_EQ(same.key(), key);
 }
 
 TEST(GemmParamsTest, ByteSizesFollowTheUpstreamRule) {

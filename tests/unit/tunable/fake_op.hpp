@@ -43,6 +43,7 @@ struct AddParams {
   std::int64_t n = 0;
   int tag = 0;
   bool dynamic_n = false;  ///< n is a dynamic dimension (wildcard signature "n_*_t_<tag>")
+  bool invalid = false;    ///< validate() refuses the problem (not part of the key)
   const float* a = nullptr;
   const float* b = nullptr;
   float* c = nullptr;
@@ -57,6 +58,11 @@ struct AddParams {
     return static_cast<std::uint64_t>(key.n) * 1000003u + static_cast<std::uint64_t>(key.tag);
   }
   double flops() const noexcept { return static_cast<double>(n); }
+  /// kInvalidArgument "fake: invalid problem" when `invalid` is set.
+  Status validate() const {
+    if (invalid) return Status(StatusCode::kInvalidArgument, "fake: invalid problem");
+    return Status::ok();
+  }
   std::size_t output_bytes() const { return static_cast<std::size_t>(n) * sizeof(float); }
   std::size_t input_bytes() const { return 2 * static_cast<std::size_t>(n) * sizeof(float); }
   std::vector<measure::MemoryRange> operand_ranges() const {
@@ -230,7 +236,15 @@ class FakeCandidate : public Candidate<AddParams> {
     return Status::ok();
   }
 
+  /// Counts the call, then run().
+  Status run_resolved(const AddParams& p) override {
+    resolved_calls_.fetch_add(1);
+    return run(p);
+  }
+
   long calls() const { return calls_.load(); }
+  /// Calls that came through run_resolved() (TunableOp hits).
+  long resolved_calls() const { return resolved_calls_.load(); }
   long prepares() const { return prepares_.load(); }
   void set_fail_after(long calls) { fail_after_ = calls; }
   void set_time_of_call(std::function<double(long)> f) { time_of_call_ = std::move(f); }
@@ -246,6 +260,7 @@ class FakeCandidate : public Candidate<AddParams> {
   double spin_us_;
   Behaviour behaviour_;
   std::atomic<long> calls_{0};
+  std::atomic<long> resolved_calls_{0};
   std::atomic<long> prepares_{0};
   long fail_after_ = 0;
   std::function<double(long)> time_of_call_;

@@ -129,6 +129,41 @@ TEST_F(TunableOpTest, MissTunesPicksFastestPersistsAndHitsNeverRetune) {
   EXPECT_EQ(result_lines_of(ctx_->filename()).size(), 1u);
 }
 
+TEST_F(TunableOpTest, MissesAndTuneValidateFirstHitsRunResolved) {
+  CandidateSet set;
+  auto* def = set.add("Default", "fake", 20);
+  auto* fast = set.add("fast", "fake", 5);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(32);
+  AddParams bad = problem.params();
+  bad.invalid = true;
+
+  // A miss with params that fail validate(): its error, before any tuning, run or caching.
+  Status s = op(bad);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.message(), "fake: invalid problem");
+  TuneReport report = op.tune(bad);
+  EXPECT_EQ(report.status.message(), "fake: invalid problem");
+  EXPECT_FALSE(report.winner.has_value());
+  EXPECT_EQ(op.tunings(), 0u);
+  EXPECT_EQ(def->calls() + fast->calls(), 0);
+  EXPECT_EQ(op.cached_solution(bad), std::nullopt);
+  EXPECT_EQ(result_count(), 0u);
+  ctx_->enable(false);  // disabled dispatch validates its first call of a key as well
+  EXPECT_EQ(op(bad).message(), "fake: invalid problem");
+  EXPECT_EQ(def->calls(), 0);
+  ctx_->enable(true);
+
+  // The miss of the valid problem tunes and runs the winner through run(); hits go through
+  // run_resolved(), which leaves what varies between calls to the candidate.
+  ASSERT_TRUE(op(problem.params()).is_ok());
+  EXPECT_EQ(op.tunings(), 1u);
+  const long resolved = fast->resolved_calls();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(op(problem.params()).is_ok());
+  EXPECT_EQ(fast->resolved_calls(), resolved + 3);
+  EXPECT_EQ(def->resolved_calls(), 0);
+}
+
 TEST_F(TunableOpTest, SixCallsWithOneRepeatAddFourEntriesThenTuningOffAddsNone) {
   CandidateSet set;
   set.add("Default", "fake", 20);
