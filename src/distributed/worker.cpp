@@ -92,6 +92,9 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
   const ResultsManager::Unsaved unsaved = results.unsaved();
   out.saved = unsaved.count == unsaved_before;
   out.note = out.saved ? "tuned" : "tuned, NOT SAVED: " + unsaved.last.message();
+  if (report.contended && out.saved) {
+    out.note = fmt::format("tuned under CPU contention ({:.0f}%)", 100.0 * report.contention);
+  }
   (void)fill_result();
   return out;
 }

@@ -259,6 +259,10 @@ bool TuningContext::is_library_enabled(std::string_view library) const {
   return try_is_library_enabled(library).value();
 }
 
+void TuningContext::set_cpu_wait_source(measure::CpuWaitFn source) noexcept {
+  cpu_wait_.store(source, std::memory_order_relaxed);
+}
+
 void TuningContext::set_clock(measure::ClockFn time_source) noexcept {
   clock_.store(time_source != nullptr ? time_source : &now_ns, std::memory_order_relaxed);
 }
@@ -528,6 +532,11 @@ Expected<TuningSettings> TuningContext::tuning_settings() const {
   s.cache_flush = is_cache_flush_enabled();
   s.numerical_check = *numerics;
   s.clock = clock();
+  if (measure::CpuWaitFn source = cpu_wait_.load(std::memory_order_relaxed)) {
+    s.cpu_wait = source;
+  } else if (s.clock == &now_ns) {
+    s.cpu_wait = &measure::read_cpu_wait;
+  }
   s.library_enabled = [this](std::string_view library) { return try_is_library_enabled(library); };
   {
     std::lock_guard lock(settle_mutex_);

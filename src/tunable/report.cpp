@@ -70,6 +70,10 @@ std::string format_report(const TuneReport& report) {
                                   ? std::string("-")
                                   : fmt::format("{:.6g}{}", c.score_ms, c.finalist ? "i" : "");
     std::string note = c.reason;
+    if (c.contention > 0.01) {
+      const std::string busy = fmt::format("profile contention {:.0f}%", 100.0 * c.contention);
+      note = note.empty() ? busy : note + "; " + busy;
+    }
     if (report.winner && *report.winner == c.index)
       note = note.empty() ? "winner" : "winner; " + note;
     out += fmt::format("  {:<{}}  {:<16} {:>10} {:>10} {:>10} {:>9} {:>10} {:>6}  {}\n", c.name,
@@ -86,6 +90,17 @@ std::string format_report(const TuneReport& report) {
       out += fmt::format("; runner-up {} {:.6g} ms", r->name, r->score_ms);
     }
     out += '\n';
+    if (report.interleaved) {
+      out += fmt::format("  interleaved rounds {} (clean blocks per finalist: at least {})",
+                         report.rounds_run, report.min_clean_blocks);
+    }
+    if (report.contended) {
+      out += fmt::format(
+          "{}CONTENDED: {:.0f}% of the CPUs' time waited for a CPU while the "
+          "winner was chosen; it may not hold on a quiet machine",
+          report.interleaved ? "; " : "  ", 100.0 * report.contention);
+    }
+    if (report.interleaved || report.contended) out += '\n';
   } else {
     out += "  no winner: " + report.status.to_string() + '\n';
   }

@@ -15,6 +15,7 @@
 
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/status.hpp"
+#include "tunekit/measure/cpu_wait.hpp"
 #include "tunekit/measure/timing.hpp"
 #include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/results_file.hpp"
@@ -74,6 +75,14 @@ struct TuningSettings {
   /// problems: the slowest finalists are dropped until min_interleaved_rounds rounds fit in it;
   /// the two fastest always stay (a close call between them is always re-measured).
   double max_interleaved_ms = 4000.0;
+  /// CPU contention above which a timed region does not count as clean: the share of the usable
+  /// CPUs' time that this process's threads waited on a run queue or the hypervisor stole
+  /// (measure::contention). A profile above it cannot keep a candidate out of the finalists
+  /// (those within kScreen1Ratio of the best join them), and an interleaved round with a block
+  /// above it is re-run (up to 3x the rounds, within max_interleaved_ms). 0.05: a quiet 2-CPU
+  /// guest measures 0-1%, another process busy on one of its CPUs 15-30% with a 2-thread
+  /// library (docs/tunable.md, "CPU contention").
+  double max_contention = 0.05;
   /// Called before each candidate's block of timed calls in the interleaved pass, so that an
   /// operator family can let other runtimes' idle workers stop spinning (ops::settle_threads).
   /// Null: nothing.
@@ -83,6 +92,10 @@ struct TuningSettings {
   std::function<Expected<bool>(std::string_view library)> library_enabled;
   /// Time source of every timed call (the steady clock; tests install a virtual clock).
   measure::ClockFn clock = &now_ns;
+  /// Source of the CPU-wait counters behind every contention figure (null: contention is not
+  /// measured and reads 0). TuningContext leaves it null under a virtual clock unless a source
+  /// was installed with set_cpu_wait_source(): simulated times are not slowed by other work.
+  measure::CpuWaitFn cpu_wait = nullptr;
 };
 
 /// Process-wide TunableOp settings and state. Obtain it with tuning_context().
@@ -233,6 +246,9 @@ class TuningContext {
   void set_clock(measure::ClockFn time_source) noexcept;
   /// The current time source of timed calls.
   measure::ClockFn clock() const noexcept { return clock_.load(std::memory_order_relaxed); }
+  /// Replaces the source of CPU-wait readings behind the contention figures (default
+  /// measure::read_cpu_wait; null restores it). For tests with a virtual clock.
+  void set_cpu_wait_source(measure::CpuWaitFn source) noexcept;
 
   // --- verbosity ------------------------------------------------------------------------------
   /// Log level 0 (off), 1 (basic), 2 (tuning status), 3 (full trace) (TUNEKIT_VERBOSE).
@@ -353,6 +369,7 @@ class TuningContext {
   Setting<int> threads_{0};
   std::atomic<int> device_{0};
   std::atomic<measure::ClockFn> clock_{&now_ns};
+  std::atomic<measure::CpuWaitFn> cpu_wait_{nullptr};  // null: read_cpu_wait
 
   mutable std::mutex mutex_;  // guards everything below
   NumericalCheck numerics_{};

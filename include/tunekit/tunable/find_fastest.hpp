@@ -16,6 +16,7 @@
 #include "tunekit/core/stats.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/measure/cache_flush.hpp"
+#include "tunekit/measure/cpu_wait.hpp"
 #include "tunekit/measure/timing.hpp"
 #include "tunekit/tunable/candidate.hpp"
 #include "tunekit/tunable/context.hpp"
@@ -91,16 +92,23 @@ inline std::string ratio_reason(std::string_view stage, double mean_ms, double b
 ///     mean, 10) timed calls, only if n2 > n; rejected if mean > 1.15x the best), numerical check
 ///     against the reference (error, mismatch or NaN: skipped), warmup (warmup_iterations),
 ///     profile (tuning_iterations timed calls after min(2, n-1) untimed). A failure at any step
-///     skips the candidate with its reason.
+///     skips the candidate with its reason. + A screen whose calls ran under CPU contention
+///     above settings.max_contention rejects nothing (the candidate goes on).
 ///  4. + remeasure_finalists(): the candidates whose mean is within settings.finalist_margin
-///     (25%) of the best (at most settings.max_finalists, the fastest) are re-measured
+///     (25%) of the best, or within kScreen1Ratio of it when their profile ran under contention
+///     (at most settings.max_finalists, the fastest) are re-measured
 ///     interleaved: `rounds` = min(settings.interleaved_rounds, fewest profile calls among them),
 ///     raised to settings.min_interleaved_rounds (3) for slow problems, where the slowest
 ///     finalists are dropped until that many rounds fit in settings.max_interleaved_ms (4 s) but
 ///     the two fastest always stay; in each round every finalist (order rotated by one per
 ///     round) makes max(1, its profile calls / rounds) timed calls after settings.settle() and
 ///     kBlockLeadInCalls untimed calls, and the round's median is kept; a finalist's score is the
-///     median of its round medians.
+///     median of its round medians. + A block is clean when its calls ran under contention at
+///     most settings.max_contention; rounds are added until every finalist has `rounds` clean
+///     blocks (at most 3 x rounds in all, none started after settings.max_interleaved_ms), and
+///     the scores use the clean blocks when every finalist has at least
+///     min(rounds, settings.min_interleaved_rounds) of them, else every block (the report is
+///     then marked contended).
 ///  5. pick_winner(): the lowest score wins (a non-finalist's score is its profile mean); the
 ///     written time is the winner's score, the value it was ranked by.
 /// Units: milliseconds. The caller's output is never written (copies only).
@@ -184,25 +192,22 @@ class FastestSearch {
     const long long rounds = interleaved_rounds(finalists);
     if (rounds < 3) return;
     report_.interleaved = true;
-    std::vector<std::vector<double>> round_medians(candidates_.size());
+    Rounds log(candidates_.size());
     std::vector<bool> alive(candidates_.size(), false);
     for (std::size_t f : finalists) {
       alive[f] = true;
       report_.candidates[f].finalist = true;
     }
-    for (long long round = 0; round < rounds; ++round) {
+    const std::int64_t start_ns = settings_.clock();
+    while (another_round(finalists, alive, rounds, log, start_ns)) {
       for (std::size_t k = 0; k < finalists.size(); ++k) {
-        const std::size_t f = finalists[(static_cast<std::size_t>(round) + k) % finalists.size()];
-        if (alive[f]) alive[f] = remeasure_block(f, rounds, round_medians[f]);
+        const std::size_t f = finalists[(static_cast<std::size_t>(log.run) + k) % finalists.size()];
+        if (alive[f]) alive[f] = remeasure_block(f, rounds, log.medians[f], log.share[f]);
       }
+      ++log.run;
     }
-    for (std::size_t f : finalists) {
-      if (!alive[f]) continue;
-      CandidateReport& r = report_.candidates[f];
-      r.interleaved_median_ms = median(round_medians[f]);
-      r.score_ms = r.interleaved_median_ms;
-      r.stats = measure::TimingStats::from(welford_[f], samples_[f]);
-    }
+    report_.rounds_run = static_cast<int>(log.run);
+    score_finalists(finalists, alive, log, rounds);
   }
 
   /// Step 5: the winner (lowest score) and its written time; report.status says when none.
@@ -221,6 +226,15 @@ class FastestSearch {
       return;
     }
     report_.winner_time_ms = report_.candidates[*report_.winner].score_ms;
+    if (!report_.interleaved) report_.contention = report_.candidates[*report_.winner].contention;
+    report_.contended = report_.contention > settings_.max_contention;
+    if (report_.contended) {
+      log::warn(fmt::format(
+          "{}: timed under CPU contention ({:.0f}% of the CPUs' time waited for a CPU while the "
+          "winner was chosen): other work held the CPUs, so {} may not be the fastest on a quiet "
+          "machine; re-tune there",
+          problem_, 100.0 * report_.contention, report_.candidates[*report_.winner].name));
+    }
     log_ranking();
   }
 
@@ -233,6 +247,30 @@ class FastestSearch {
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  // The interleaved pass's record: each finalist's median and contention per block.
+  struct Rounds {
+    explicit Rounds(std::size_t candidates) : medians(candidates), share(candidates) {}
+    std::vector<std::vector<double>> medians;
+    std::vector<std::vector<double>> share;
+    long long run = 0;
+  };
+
+  // A timed region's start, for its contention (nothing without a CPU-wait source).
+  struct Region {
+    measure::CpuWait wait;
+    std::int64_t ns = 0;
+  };
+  Region region_start() const {
+    if (!settings_.cpu_wait) return {};
+    return {settings_.cpu_wait(), settings_.clock()};
+  }
+  double region_share(const Region& start) const {
+    if (!settings_.cpu_wait) return 0.0;
+    return measure::contention(start.wait, settings_.cpu_wait(), settings_.clock() - start.ns,
+                               cpus_);
+  }
+  bool contended(double share) const noexcept { return share > settings_.max_contention; }
 
   auto call_of(Candidate<Params>& c) {
     return [&c, this] { return detail::guarded_run(c, copies_->current()); };
@@ -321,11 +359,17 @@ class FastestSearch {
                                     double ratio, CandidateOutcome rejected) {
     Welford stats;
     std::vector<double> samples;
+    const Region region = region_start();
     Status s = measure::time_calls(n, call_of(*candidates_[i]), before_call(), stats, &samples,
                                    settings_.clock);
     if (!s.is_ok()) {
       skip_failed(i, stage, std::move(s), false);
       return std::nullopt;
+    }
+    if (const double share = region_share(region); contended(share)) {
+      log::info(2, "{}: {} {} under {:.0f}% CPU contention: rejects nothing", problem_,
+                report_.candidates[i].name, stage, 100.0 * share);
+      return stats.mean();
     }
     if (stats.mean() > ratio * best_) {
       report_.candidates[i].stats = measure::TimingStats::from(stats, samples);
@@ -371,8 +415,10 @@ class FastestSearch {
       skip_failed(i, "warmup", std::move(s), false);
       return false;
     }
+    const Region region = region_start();
     s = measure::time_calls(r.iterations, call_of(c), before_call(), welford_[i], &samples_[i],
                             settings_.clock);
+    r.contention = region_share(region);
     if (!s.is_ok()) {
       skip_failed(i, "profile", std::move(s), false);
       return false;
@@ -384,21 +430,23 @@ class FastestSearch {
     best_ = std::min(best_, r.stats.mean_ms);
     log::info(2,
               "{}: {} probe {:.6g} ms, approx {:.6g} ms, warmup {} calls, tuning {} calls, "
-              "mean {:.6g} ms (min {:.6g}, max {:.6g}, stddev {:.3g})",
+              "mean {:.6g} ms (min {:.6g}, max {:.6g}, stddev {:.3g}), contention {:.1f}%",
               problem_, r.name, r.probe_ms, approx, r.warmup_iterations, r.iterations,
-              r.stats.mean_ms, r.stats.min_ms, r.stats.max_ms, r.stats.stddev_ms);
+              r.stats.mean_ms, r.stats.min_ms, r.stats.max_ms, r.stats.stddev_ms,
+              100.0 * r.contention);
     return true;
   }
 
-  // The measured candidates within the margin of the best, fastest first, at most
-  // max(2, max_finalists).
+  // The measured candidates within the margin of the best (within kScreen1Ratio when their
+  // profile was contended), fastest first, at most max(2, max_finalists).
   std::vector<std::size_t> pick_finalists() const {
     std::vector<std::size_t> finalists;
     if (!(settings_.finalist_margin > 0.0) || !(best_ < kInf)) return finalists;
     for (const CandidateReport& r : report_.candidates) {
-      if (r.measured() && r.stats.mean_ms <= best_ * (1.0 + settings_.finalist_margin)) {
-        finalists.push_back(r.index);
-      }
+      const double limit = contended(r.contention)
+                               ? std::max(kScreen1Ratio, 1.0 + settings_.finalist_margin)
+                               : 1.0 + settings_.finalist_margin;
+      if (r.measured() && r.stats.mean_ms <= best_ * limit) finalists.push_back(r.index);
     }
     std::stable_sort(finalists.begin(), finalists.end(), [&](std::size_t a, std::size_t b) {
       return report_.candidates[a].stats.mean_ms < report_.candidates[b].stats.mean_ms;
@@ -431,7 +479,59 @@ class FastestSearch {
   }
 
   // One finalist's block of a round; false (and the candidate failed) on an error.
-  bool remeasure_block(std::size_t f, long long rounds, std::vector<double>& round_medians) {
+  long long clean_blocks(const Rounds& log, std::size_t f) const {
+    return std::count_if(log.share[f].begin(), log.share[f].end(),
+                         [this](double share) { return !contended(share); });
+  }
+  // The fewest clean blocks of a finalist still alive.
+  long long fewest_clean(const std::vector<std::size_t>& finalists, const std::vector<bool>& alive,
+                         const Rounds& log) const {
+    long long fewest = std::numeric_limits<long long>::max();
+    for (std::size_t f : finalists) {
+      if (alive[f]) fewest = std::min(fewest, clean_blocks(log, f));
+    }
+    return fewest;
+  }
+
+  // Whether the interleaved pass runs another round: until `rounds`, then while a finalist has
+  // fewer clean blocks (at most 3 x rounds, none started after max_interleaved_ms).
+  bool another_round(const std::vector<std::size_t>& finalists, const std::vector<bool>& alive,
+                     long long rounds, const Rounds& log, std::int64_t start_ns) const {
+    if (log.run < rounds) return true;
+    const double elapsed_ms = static_cast<double>(settings_.clock() - start_ns) / 1e6;
+    return fewest_clean(finalists, alive, log) < rounds && log.run < 3 * rounds &&
+           elapsed_ms < settings_.max_interleaved_ms;
+  }
+
+  // Scores of the finalists still alive: the median of their clean blocks' medians when every
+  // finalist has enough, else of all their blocks'; the report's contention is the mean
+  // contention of the blocks used.
+  void score_finalists(const std::vector<std::size_t>& finalists, const std::vector<bool>& alive,
+                       const Rounds& log, long long rounds) {
+    const long long needed = std::min<long long>(rounds, settings_.min_interleaved_rounds);
+    const bool clean_only = fewest_clean(finalists, alive, log) >= needed;
+    double share_sum = 0.0;
+    std::size_t blocks = 0;
+    for (std::size_t f : finalists) {
+      if (!alive[f]) continue;
+      std::vector<double> used;
+      for (std::size_t b = 0; b < log.medians[f].size(); ++b) {
+        if (clean_only && contended(log.share[f][b])) continue;
+        used.push_back(log.medians[f][b]);
+        share_sum += log.share[f][b];
+        ++blocks;
+      }
+      CandidateReport& r = report_.candidates[f];
+      r.interleaved_median_ms = median(used);
+      r.score_ms = r.interleaved_median_ms;
+      r.stats = measure::TimingStats::from(welford_[f], samples_[f]);
+    }
+    report_.min_clean_blocks = static_cast<int>(fewest_clean(finalists, alive, log));
+    report_.contention = blocks == 0 ? 0.0 : share_sum / static_cast<double>(blocks);
+  }
+
+  bool remeasure_block(std::size_t f, long long rounds, std::vector<double>& round_medians,
+                       std::vector<double>& block_shares) {
     CandidateReport& r = report_.candidates[f];
     if (settings_.settle) settings_.settle();
     const long long calls = std::max<long long>(1, r.iterations / rounds);
@@ -439,8 +539,10 @@ class FastestSearch {
     round_samples.reserve(static_cast<std::size_t>(calls));
     Status s = measure::run_untimed(kBlockLeadInCalls, call_of(*candidates_[f]), before_call());
     if (s.is_ok()) {
+      const Region region = region_start();
       s = measure::time_calls(calls, call_of(*candidates_[f]), before_call(), welford_[f],
                               &round_samples, settings_.clock);
+      block_shares.push_back(region_share(region));
     }
     if (!s.is_ok()) {
       r.outcome = CandidateOutcome::kFailed;
@@ -482,6 +584,7 @@ class FastestSearch {
   bool default_prepared_ = false;
   Status default_prepare_ = Status::ok();
   double best_ = kInf;
+  int cpus_ = measure::usable_cpus();
   std::vector<Welford> welford_;
   std::vector<std::vector<double>> samples_;
 };

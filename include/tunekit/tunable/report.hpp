@@ -49,6 +49,9 @@ struct CandidateReport {
   double interleaved_median_ms = std::numeric_limits<double>::quiet_NaN();
   /// The value candidates are ranked by: the interleaved median for finalists, else the mean.
   double score_ms = std::numeric_limits<double>::quiet_NaN();
+  /// CPU contention during its final profile (measure::contention: share of the CPUs' time lost
+  /// to waiting for a CPU), 0-1.
+  double contention = 0.0;
 
   bool measured() const noexcept { return outcome == CandidateOutcome::kMeasured; }
 };
@@ -64,6 +67,17 @@ struct TuneReport {
   /// finalist, else its profile mean); written to the results file.
   double winner_time_ms = std::numeric_limits<double>::quiet_NaN();
   bool interleaved = false;  ///< the interleaved re-measurement ran
+  /// Interleaved rounds run, and the fewest clean blocks (contention at most
+  /// TuningSettings::max_contention) any surviving finalist had; rounds are added while a
+  /// finalist lacks clean blocks, and scores use the clean ones when there are enough.
+  int rounds_run = 0;
+  int min_clean_blocks = 0;
+  /// The contention of the timings the winner was chosen by (the interleaved rounds the scores
+  /// used, or the winner's profile when there was no interleaved pass), 0-1.
+  double contention = 0.0;
+  /// contention exceeded TuningSettings::max_contention: the choice was made while other work
+  /// held the CPUs and may not hold on a quiet machine.
+  bool contended = false;
   std::size_t rotating_copies = 1;
   double timer_overhead_ms = 0.0;       ///< cost of one empty timed call (not subtracted)
   std::string cache_flush_method;       ///< "clflushopt", "clflush", ..., or "off"

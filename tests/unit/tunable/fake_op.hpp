@@ -22,6 +22,7 @@
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/measure/cache_flush.hpp"
+#include "tunekit/measure/cpu_wait.hpp"
 #include "tunekit/tunable/candidate.hpp"
 #include "tunekit/tunable/tolerance.hpp"
 
@@ -167,6 +168,13 @@ struct AddProblem {
 inline std::atomic<bool> g_virtual_time{false};
 inline std::atomic<std::int64_t> g_virtual_ns{0};
 inline std::int64_t virtual_now_ns() { return g_virtual_ns.load(); }
+
+/// Virtual CPU wait (TuningContext::set_cpu_wait_source): tests add to g_virtual_wait_ns the
+/// time this process would have waited for a CPU while other work held it.
+inline std::atomic<std::int64_t> g_virtual_wait_ns{0};
+inline measure::CpuWait virtual_cpu_wait() {
+  return measure::CpuWait{g_virtual_wait_ns.load(), true};
+}
 
 /// Spends `us` microseconds: virtual time when enabled, else a steady-clock busy-wait.
 inline void spin_for_us(double us) {

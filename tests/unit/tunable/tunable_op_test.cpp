@@ -450,6 +450,71 @@ TEST_F(TunableOpTest, InterleavedRemeasurementOverridesALuckyProfile) {
   EXPECT_GT(report.speedup_over_default(), 3.0);
 }
 
+// "multi" stands for a multi-threaded library (50 us alone) that another process slows to
+// 100 us while it holds a CPU, and "single" for a single-threaded one (70 us) that it does not
+// slow. The other process runs during multi's screens and profile and its first interleaved
+// block: those timings say "multi is 1.43x slower", which must neither reject it at screen 2
+// (1.15x) nor keep it out of the finalists (25%), and the contended block must not be scored.
+TEST_F(TunableOpTest, TimingsTakenUnderForeignLoadNeitherRejectNorRankACandidate) {
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(20);
+  ctx_->enable_numerical_check(false);
+  ctx_->set_cpu_wait_source(&testing::virtual_cpu_wait);
+  CandidateSet set;
+  set.add("Default", "fake", 400);
+  set.add("single", "fake", 70);
+  auto* multi = set.add("multi", "fake", 0);
+  const int cpus = measure::usable_cpus();
+  // probe 1 + screen-1 lead 2 + screen 1 3 + screen 2 10 + profile lead 2 + profile 20 = 38
+  // calls; the first interleaved block is 1 lead-in + 4 timed calls (20 calls / 5 rounds).
+  multi->set_time_of_call([cpus](long call) {
+    if (call > 43) return 50.0;
+    testing::g_virtual_wait_ns.fetch_add(50'000 * cpus);  // half the CPUs' time waited
+    return 100.0;
+  });
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(report.candidates[2].outcome, CandidateOutcome::kMeasured);
+  EXPECT_GT(report.candidates[2].contention, 0.4);
+  EXPECT_TRUE(report.candidates[2].finalist);
+  EXPECT_EQ(report.rounds_run, 6);  // one more round for the block that was contended
+  EXPECT_EQ(report.min_clean_blocks, 5);
+  EXPECT_FALSE(report.contended);
+  EXPECT_EQ(report.contention, 0.0);
+  EXPECT_EQ(report.winner_report()->name, "multi");
+  EXPECT_NEAR(report.winner_time_ms, 0.05, 1e-9);
+}
+
+// The other process never stops: every block of "multi" is contended. The rounds are re-run up
+// to 3x, the scores then use every block, and the report says the choice was made under load.
+TEST_F(TunableOpTest, PersistentForeignLoadMarksTheChoiceContended) {
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(20);
+  ctx_->enable_numerical_check(false);
+  ctx_->set_cpu_wait_source(&testing::virtual_cpu_wait);
+  CandidateSet set;
+  set.add("Default", "fake", 400);
+  set.add("single", "fake", 70);
+  auto* multi = set.add("multi", "fake", 0);
+  const int cpus = measure::usable_cpus();
+  multi->set_time_of_call([cpus](long) {
+    testing::g_virtual_wait_ns.fetch_add(50'000 * cpus);
+    return 100.0;
+  });
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(report.rounds_run, 15);
+  EXPECT_EQ(report.min_clean_blocks, 0);
+  EXPECT_TRUE(report.contended);
+  EXPECT_GT(report.contention, 0.2);
+  EXPECT_EQ(report.winner_report()->name, "single");
+  EXPECT_NE(format_report(report).find("CONTENDED"), std::string::npos) << format_report(report);
+}
+
 TEST_F(TunableOpTest, TheReportNeverShowsTheRunnerUpFasterThanTheWinner) {
   // "spiky" is the faster of the two in every call but one slow outlier at the start of its
   // profile, so its mean is above "steady"'s while its interleaved median wins: the written time
