@@ -464,7 +464,7 @@ TEST(GemmParamsTest, QuickChecksAcceptOnlyWhatValidateAccepts) {
                     << p.validate().to_string();
   }
   EXPECT_GT(accepted, 10000u);  // the sample reaches the accepting side too
-  EXPECT_GT(valid, accepted);  // large or batched valid problems are left to validate()
+  EXPECT_GT(valid, accepted);   // large or batched valid problems are left to validate()
 
   // Ordinary problems pass, either transpose case, with bias.
   const float dummy[4] = {};
