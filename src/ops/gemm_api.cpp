@@ -101,12 +101,27 @@ void run_or_throw(const ops::GemmParams& p) {
   }
 }
 
+// A plain GEMM from its arguments: the key is computed from the values (registers), not read
+// back from the params just written.
+void gemm_or_throw(ops::DType dtype, char transa, char transb, std::int64_t m, std::int64_t n,
+                   std::int64_t k, double alpha, const void* a, std::int64_t lda, const void* b,
+                   std::int64_t ldb, double beta, void* c, std::int64_t ldc) {
+  const ops::GemmKey key = ops::GemmParams::make_key(ops::GemmKind::kGemm, dtype, transa, transb, m,
+                                                     n, k, lda, ldb, ldc, 1);
+  const ops::GemmParams p = make(ops::GemmKind::kGemm, dtype, transa, transb, m, n, k, alpha, a,
+                                 lda, b, ldb, beta, c, ldc);
+  Status s = the_op().dispatch(p, key);
+  if (!s.is_ok()) [[unlikely]] {
+    throw_error(std::move(s));
+  }
+}
+
 }  // namespace
 
-// The entry points below are flattened: the op's hit path is inlined into each, after the params
-// are written (so that the arguments need not be saved across the op's first-use check). The
-// key is then read back with loads no wider than the fields (GemmParams::key()): a wider load
-// could not be forwarded from the fields' stores and would wait for them to complete.
+// The entry points below are flattened: the op's hit path is inlined into each. The plain GEMMs
+// compute the key from their arguments (gemm_or_throw); the others read it back from the params
+// with loads no wider than the fields (GemmParams::key()): a wider load could not be forwarded
+// from the fields' stores and would wait for them to complete.
 
 GemmTunableOp& gemm_op() { return the_op(); }
 
@@ -115,23 +130,21 @@ GemmTunableOp& gemm_op() { return the_op(); }
 [[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            float alpha, const float* a, std::int64_t lda, const float* b,
                            std::int64_t ldb, float beta, float* c, std::int64_t ldc) {
-  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kFloat, transa, transb, m, n, k, alpha, a,
-                    lda, b, ldb, beta, c, ldc));
+  gemm_or_throw(ops::DType::kFloat, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 [[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            double alpha, const double* a, std::int64_t lda, const double* b,
                            std::int64_t ldb, double beta, double* c, std::int64_t ldc) {
-  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kDouble, transa, transb, m, n, k, alpha, a,
-                    lda, b, ldb, beta, c, ldc));
+  gemm_or_throw(ops::DType::kDouble, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 [[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
                            float alpha, const ops::BFloat16* a, std::int64_t lda,
                            const ops::BFloat16* b, std::int64_t ldb, float beta, float* c,
                            std::int64_t ldc) {
-  run_or_throw(make(ops::GemmKind::kGemm, ops::DType::kBFloat16, transa, transb, m, n, k, alpha, a,
-                    lda, b, ldb, beta, c, ldc));
+  gemm_or_throw(ops::DType::kBFloat16, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                ldc);
 }
 
 namespace {

@@ -120,6 +120,12 @@ struct GemmParams {
   std::string blas_signature() const;
   /// The problem's identity (no allocation).
   Key key() const noexcept;
+  /// key() of params with these fields (batch counts only for kStridedBatched), computed from the
+  /// values themselves: an entry point can build the key from its arguments while it writes the
+  /// params, instead of reading them back.
+  static Key make_key(GemmKind kind, DType dtype, char transa, char transb, std::int64_t m,
+                      std::int64_t n, std::int64_t k, std::int64_t lda, std::int64_t ldb,
+                      std::int64_t ldc, std::int64_t batch) noexcept;
   /// 64-bit hash of a key (no allocation; stable within a build, not across versions).
   static std::uint64_t hash(const Key& key) noexcept;
   /// 2*m*n*k*batch (+ m*n*batch for the bias).
@@ -178,6 +184,13 @@ constexpr char lower_trans(char c) noexcept {
 
 // The dispatch path's key and hash are inline: a hit costs no call into the library for them.
 inline GemmKey GemmParams::key() const noexcept {
+  return make_key(kind, dtype, transa, transb, m, n, k, lda, ldb, ldc, batch);
+}
+
+inline GemmKey GemmParams::make_key(GemmKind kind, DType dtype, char transa, char transb,
+                                    std::int64_t m, std::int64_t n, std::int64_t k,
+                                    std::int64_t lda, std::int64_t ldb, std::int64_t ldc,
+                                    std::int64_t batch) noexcept {
   const std::int64_t batches = kind == GemmKind::kStridedBatched ? batch : 1;
   const unsigned ta = static_cast<unsigned char>(transa) | 0x20U;  // 'N' -> 'n', 'T' -> 't'
   const unsigned tb = static_cast<unsigned char>(transb) | 0x20U;

@@ -88,11 +88,14 @@ class TunableOp {
   TunableOp& operator=(const TunableOp&) = delete;
 
   /// Runs the operator on `params` with the solution chosen as described above.
-  Status operator()(const Params& params) {
+  Status operator()(const Params& params) { return dispatch(params, params.key()); }
+
+  /// operator() with the key computed by the caller. Precondition: key == params.key() (entry
+  /// points that build params from their arguments compute both from the same values).
+  Status dispatch(const Params& params, const Key& key) {
     if (!context_.is_enabled()) [[unlikely]] {
       return dispatch_disabled(params);
     }
-    const Key key = params.key();
     if (const Entry* e = table_.find(key); e != nullptr && serves(*e, key)) [[likely]] {
       return static_cast<Candidate<Params>*>(e->target)->run_resolved(params);
     }

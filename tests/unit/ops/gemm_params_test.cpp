@@ -250,6 +250,12 @@ TEST(GemmKeyTest, EqualProblemsShareKeysAndHashes) {
     hashes.insert(GemmParams::hash(variants[i].key()));
   }
   EXPECT_EQ(hashes.size(), variants.size());
+  // make_key() from the field values (what tunekit::gemm computes from its arguments) is key().
+  for (const GemmParams& v : variants) {
+    EXPECT_EQ(GemmParams::make_key(v.kind, v.dtype, v.transa, v.transb, v.m, v.n, v.k, v.lda, v.ldb,
+                                   v.ldc, v.batch),
+              v.key());
+  }
 }
 
 TEST(GemmParamsTest, Flops) {
