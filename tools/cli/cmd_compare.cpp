@@ -177,11 +177,12 @@ void run_compare(const CompareArgs& args) {
   if (args.all) std::printf("\n%s", detail.render().c_str());
   std::printf(
       "\n%d interleaved repeats of every contender, median of per-repeat medians; then %d "
-      "head-to-head rounds of the tuned dispatch and the best single contender (their times "
-      "include those rounds; tuned/best is the median of the paired per-round ratios); "
-      "threads %d; rotating copies and cache flush as in tuning; wall %.1f s\n",
-      options.repeats, options.head_to_head, ops::num_threads(),
-      elapsed_ms(start, now_ns()) / 1000.0);
+      "head-to-head rounds (up to %d while they take under %.0f ms) of the tuned dispatch and "
+      "the best single contender (their times include those rounds; tuned/best is the median "
+      "of the paired per-round ratios); threads %d; rotating copies and cache flush as in "
+      "tuning; wall %.1f s\n",
+      options.repeats, options.head_to_head, 4 * options.head_to_head, options.head_to_head_ms,
+      ops::num_threads(), elapsed_ms(start, now_ns()) / 1000.0);
   summary.print();
 }
 
@@ -204,6 +205,10 @@ void register_compare_command(CLI::App& app) {
   c->add_option("--head-to-head", args->options.head_to_head,
                 "rounds alternating the tuned dispatch and the best single contender (0: none)")
       ->check(CLI::Range(0, 1000));
+  c->add_option("--head-to-head-ms", args->options.head_to_head_ms,
+                "more head-to-head rounds (up to 4x --head-to-head) while they took less than "
+                "this, ms (0: exactly --head-to-head)")
+      ->check(CLI::Range(0.0, 600000.0));
   c->add_option("--sample-ms", args->options.sample_ms,
                 "time per contender per repeat, 0.001 to 60000 (calls sized to it, at most 200)")
       ->check(CLI::Range(0.001, 60000.0));

@@ -141,10 +141,18 @@ std::optional<std::size_t> fastest_single(const std::vector<Contender>& contende
 
 /// The tuned dispatch and the best single alternate (order swapped every round); each round
 /// gives one paired ratio, so host drift cancels out and the best single's lucky median (the
-/// minimum over all contenders) is measured again. Returns the median ratio (NaN: no round).
-double head_to_head(ProblemTimer& timer, Contender& tuned, Contender& best, int rounds) {
+/// minimum over all contenders) is measured again. `rounds` rounds, then more (up to 4 x
+/// rounds, an even count) while all of them took less than `budget_ms`. Returns the median
+/// ratio (NaN: no round).
+double head_to_head(ProblemTimer& timer, Contender& tuned, Contender& best, int rounds,
+                    double budget_ms) {
   std::vector<double> paired;
-  for (int r = 0; r < rounds; ++r) {
+  const std::int64_t start = now_ns();
+  const auto more = [&](int r) {
+    if (r < rounds) return true;
+    return r < 4 * rounds && (r % 2 == 1 || elapsed_ms(start, now_ns()) < budget_ms);
+  };
+  for (int r = 0; more(r); ++r) {
     double round_ms[2] = {kNaN, kNaN};
     for (int j = 0; j < 2; ++j) {
       const int which = (j + r) % 2;  // 0: tuned, 1: best
@@ -193,7 +201,8 @@ Expected<ProblemComparison> compare_problem(GemmTunableOp& op, const ops::GemmPa
   Contender& tuned = out.contenders.back();
   if (!out.best || std::isnan(tuned.median_ms)) return out;
   Contender& best = out.contenders[*out.best];
-  const double paired = head_to_head(timer, tuned, best, options.head_to_head);
+  const double paired =
+      head_to_head(timer, tuned, best, options.head_to_head, options.head_to_head_ms);
   out.tuned_over_best =
       std::isfinite(paired) ? paired : tuned.repeats_median_ms / best.repeats_median_ms;
   return out;

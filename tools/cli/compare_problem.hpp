@@ -13,8 +13,11 @@ namespace tunekit::cli {
 
 /// How `tunekit compare` times a problem.
 struct CompareOptions {
-  int repeats = 5;                 ///< interleaved repeats of every contender (median taken)
-  int head_to_head = 10;           ///< rounds alternating the tuned dispatch and the best single
+  int repeats = 5;        ///< interleaved repeats of every contender (median taken)
+  int head_to_head = 10;  ///< rounds alternating the tuned dispatch and the best single
+  /// Further head-to-head rounds, up to 4 x head_to_head, while the rounds so far took less than
+  /// this (ms): a fast problem's paired ratio gets more rounds where they are cheap.
+  double head_to_head_ms = 4000.0;
   double sample_ms = 20.0;         ///< time per contender per repeat; calls are sized to it (1-200)
   bool flush = true;               ///< flush the operands from the data cache before each call
   std::size_t rotating_bytes = 0;  ///< rotating-buffer size (as in tuning), at most 64 copies
