@@ -13,27 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "../counting_new.hpp"  // counts allocations: included once per test program
 #include "tunekit/ops/gemm.hpp"
-
-// Allocation counter for the "public hits allocate nothing" test (counts only while armed, per
-// thread).
-namespace {
-thread_local bool g_count_allocations = false;
-thread_local long g_allocations = 0;
-}  // namespace
-
-// GCC 12 pairs the inlined replacement new/delete below with the malloc/free inside them and
-// warns (a known false positive for replacement allocation functions).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  if (g_count_allocations) ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace tunekit {
 namespace {
@@ -299,11 +280,11 @@ TEST_F(GemmApiTest, PublicHitsAllocateNothing) {
   ASSERT_TRUE(tuning_context().add_result({p.op_signature(), p.signature(), "Default", 0.01, ""}));
   call_gemm(p);
   ASSERT_EQ(gemm_op().cached_solution(p), "Default");
-  g_allocations = 0;
-  g_count_allocations = true;
+  testing::g_allocations = 0;
+  testing::g_count_allocations = true;
   for (int i = 0; i < 1000; ++i) call_gemm(p);
-  g_count_allocations = false;
-  EXPECT_EQ(g_allocations, 0);
+  testing::g_count_allocations = false;
+  EXPECT_EQ(testing::g_allocations, 0);
   for (float x : problem.c) ASSERT_FLOAT_EQ(x, 23.0f);
 }
 

@@ -13,34 +13,9 @@
 #include <new>
 #include <thread>
 
+#include "../counting_new.hpp"  // counts allocations: included once per test program
 #include "fake_op.hpp"
 #include "tunekit/core/log.hpp"
-
-// Allocation counter for the "hits allocate nothing" test (counts only while armed, per thread).
-namespace {
-thread_local bool g_count_allocations = false;
-thread_local long g_allocations = 0;
-}  // namespace
-
-// GCC 12 pairs the inlined replacement new/delete below with the malloc/free inside them and
-// warns (a known false positive for replacement allocation functions).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  if (g_count_allocations) ++g_allocations;
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-// The nothrow forms too (std::stable_sort's temporary buffer uses them): AddressSanitizer's own
-// nothrow new would otherwise meet the free() above (alloc-dealloc-mismatch).
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept {
-  if (g_count_allocations) ++g_allocations;
-  return std::malloc(size == 0 ? 1 : size);
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
-#pragma GCC diagnostic pop
 
 namespace tunekit {
 namespace {
@@ -455,26 +430,32 @@ TEST_F(TunableOpTest, InterleavedRemeasurementOverridesALuckyProfile) {
 // slow. The other process runs during multi's screens and profile and its first interleaved
 // block: those timings say "multi is 1.43x slower", which must neither reject it at screen 2
 // (1.15x) nor keep it out of the finalists (25%), and the contended block must not be scored.
-TEST_F(TunableOpTest, TimingsTakenUnderForeignLoadNeitherRejectNorRankACandidate) {
-  ctx_->set_max_tuning_duration_ms(0);
-  ctx_->set_max_tuning_iterations(20);
-  ctx_->enable_numerical_check(false);
-  ctx_->set_cpu_wait_source(&testing::virtual_cpu_wait);
+// Tunes Default (400 us), "single" (70 us) and "multi", which takes 100 us and makes the
+// process wait half the CPUs' time for calls up to `loaded_calls`, 50 us after.
+TuneReport tune_under_load(TuningContext& ctx, long loaded_calls) {
+  ctx.set_max_tuning_duration_ms(0);
+  ctx.set_max_tuning_iterations(20);
+  ctx.enable_numerical_check(false);
+  ctx.set_cpu_wait_source(&testing::virtual_cpu_wait);
   CandidateSet set;
   set.add("Default", "fake", 400);
   set.add("single", "fake", 70);
   auto* multi = set.add("multi", "fake", 0);
   const int cpus = measure::usable_cpus();
-  // probe 1 + screen-1 lead 2 + screen 1 3 + screen 2 10 + profile lead 2 + profile 20 = 38
-  // calls; the first interleaved block is 1 lead-in + 4 timed calls (20 calls / 5 rounds).
-  multi->set_time_of_call([cpus](long call) {
-    if (call > 43) return 50.0;
-    testing::g_virtual_wait_ns.fetch_add(50'000 * cpus);  // half the CPUs' time waited
+  multi->set_time_of_call([cpus, loaded_calls](long call) {
+    if (call > loaded_calls) return 50.0;
+    testing::g_virtual_wait_ns.fetch_add(50'000 * cpus);
     return 100.0;
   });
-  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  TunableOp<AddParams> op(std::move(set.list), ctx);
   AddProblem problem(8);
-  TuneReport report = op.tune(problem.params());
+  return op.tune(problem.params());
+}
+
+TEST_F(TunableOpTest, TimingsTakenUnderForeignLoadNeitherRejectNorRankACandidate) {
+  // probe 1 + screen-1 lead 2 + screen 1 3 + screen 2 10 + profile lead 2 + profile 20 = 38
+  // calls; the first interleaved block is 1 lead-in + 4 timed calls (20 calls / 5 rounds).
+  TuneReport report = tune_under_load(*ctx_, 43);
   ASSERT_TRUE(report.status.is_ok());
   EXPECT_EQ(report.candidates[2].outcome, CandidateOutcome::kMeasured);
   EXPECT_GT(report.candidates[2].contention, 0.4);
@@ -490,22 +471,7 @@ TEST_F(TunableOpTest, TimingsTakenUnderForeignLoadNeitherRejectNorRankACandidate
 // The other process never stops: every block of "multi" is contended. The rounds are re-run up
 // to 3x, the scores then use every block, and the report says the choice was made under load.
 TEST_F(TunableOpTest, PersistentForeignLoadMarksTheChoiceContended) {
-  ctx_->set_max_tuning_duration_ms(0);
-  ctx_->set_max_tuning_iterations(20);
-  ctx_->enable_numerical_check(false);
-  ctx_->set_cpu_wait_source(&testing::virtual_cpu_wait);
-  CandidateSet set;
-  set.add("Default", "fake", 400);
-  set.add("single", "fake", 70);
-  auto* multi = set.add("multi", "fake", 0);
-  const int cpus = measure::usable_cpus();
-  multi->set_time_of_call([cpus](long) {
-    testing::g_virtual_wait_ns.fetch_add(50'000 * cpus);
-    return 100.0;
-  });
-  TunableOp<AddParams> op(std::move(set.list), *ctx_);
-  AddProblem problem(8);
-  TuneReport report = op.tune(problem.params());
+  TuneReport report = tune_under_load(*ctx_, std::numeric_limits<long>::max());
   ASSERT_TRUE(report.status.is_ok());
   EXPECT_EQ(report.rounds_run, 15);
   EXPECT_EQ(report.min_clean_blocks, 0);
@@ -697,13 +663,13 @@ TEST_F(TunableOpTest, HitPathAllocatesNothing) {
   std::vector<AddProblem> problems;
   for (int k = 0; k < 40; ++k) problems.emplace_back(4, k);  // forces table growth
   for (auto& p : problems) ASSERT_TRUE(op(p.params()).is_ok());
-  g_allocations = 0;
-  g_count_allocations = true;
+  testing::g_allocations = 0;
+  testing::g_count_allocations = true;
   Status s;
   for (int i = 0; i < 1000; ++i) s = op(problems[static_cast<std::size_t>(i % 40)].params());
-  g_count_allocations = false;
+  testing::g_count_allocations = false;
   EXPECT_TRUE(s.is_ok());
-  EXPECT_EQ(g_allocations, 0);
+  EXPECT_EQ(testing::g_allocations, 0);
 }
 
 TEST_F(TunableOpTest, RecordUntunedWritesEachMissOnceAndReenablingRecordsAgain) {
