@@ -1,16 +1,17 @@
 // parse_cpuinfo() and load_cpu_fixture(): CpuInfo from /proc/cpuinfo-like text (the real file or
 // a test fixture such as tests/data/cpu/amd_zen3.txt). See include/tunekit/core/hardware.hpp.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sched.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <fstream>
 #include <optional>
 #include <sstream>
 
 #include "core/cpuinfo_internal.hpp"
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/core/hardware.hpp"
 
 namespace tunekit::hw {
@@ -191,12 +192,14 @@ Expected<CpuInfo> parse_cpuinfo(std::string_view text, const std::string& name) 
 }
 
 Expected<CpuInfo> load_cpu_fixture(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kIoError, fmt::format("{}: cannot open", path));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status(StatusCode::kIoError, fmt::format("{}: cannot read", path));
-  return parse_cpuinfo(text.str(), path);
+  // Regular files only (a FIFO would block, a device like /dev/zero never ends), 16 MiB at most
+  // (a copy of /proc/cpuinfo of a 256-CPU machine is under 1 MiB).
+  constexpr std::size_t kMaxFixtureBytes = std::size_t{16} << 20;
+  auto fd = files::open_regular(path, O_RDONLY, "CPU fixture");
+  if (!fd) return fd.status();
+  auto text = files::read_all(fd->get(), path, "CPU fixture", kMaxFixtureBytes);
+  if (!text) return text.status();
+  return parse_cpuinfo(*text, path);
 }
 
 }  // namespace tunekit::hw

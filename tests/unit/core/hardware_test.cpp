@@ -4,6 +4,8 @@
 #include "tunekit/core/hardware.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
@@ -118,11 +120,30 @@ TEST(CpuFixtures, BadFixtureIsOneErrorNamingFileAndLine) {
   EXPECT_TRUE(parse_cpuinfo(head + "flags : avx2\nl2 cache : 2 MiB\n", "f.txt"));
 }
 
-TEST(CpuFixtures, MissingFileIsAnIoErrorNamingIt) {
+TEST(CpuFixtures, MissingFileIsAnErrorNamingIt) {
   auto c = load_cpu_fixture("/nonexistent/cpu.txt");
   ASSERT_FALSE(c);
-  EXPECT_EQ(c.status().code(), StatusCode::kIoError);
-  EXPECT_EQ(c.status().message(), "/nonexistent/cpu.txt: cannot open");
+  EXPECT_EQ(c.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(c.status().message(),
+            "cannot open CPU fixture '/nonexistent/cpu.txt': No such file or directory");
+}
+
+TEST(CpuFixtures, OnlyRegularFilesAreReadSoDevicesAndFifosNeitherHangNorFillMemory) {
+  const std::string dir = ::testing::TempDir() + "tunekit_fixture_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {std::string("/dev/zero"), fifo, dir}) {
+    auto c = load_cpu_fixture(path);
+    ASSERT_FALSE(c) << path;
+    EXPECT_EQ(c.status().code(), StatusCode::kIoError) << path;
+    EXPECT_NE(c.status().message().find("CPU fixture '" + path + "'"), std::string::npos)
+        << c.status().message();
+  }
+  EXPECT_NE(load_cpu_fixture("/dev/zero").status().message().find("a character device"),
+            std::string::npos);
+  ::unlink(fifo.c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST(CpuOverride, ScopedOverrideChangesThePlannedCpuOnly) {
