@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,28 +22,28 @@ bool read_small(const char* path, char* buf, std::size_t size) noexcept {
   return true;
 }
 
-// schedstat is "<run time ns> <run delay ns> <time slices>"; the second field.
-bool thread_run_delay(const char* tid, std::int64_t& delay) noexcept {
+// schedstat is "<run time ns> <run delay ns> <time slices>".
+bool thread_times(const char* tid, std::int64_t& run, std::int64_t& delay) noexcept {
   char path[300];  // d_name is at most 255 bytes
   std::snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", tid);
   char buf[128];
   if (!read_small(path, buf, sizeof buf)) return false;
   char* end = nullptr;
-  (void)std::strtoll(buf, &end, 10);
+  run = std::strtoll(buf, &end, 10);
   delay = std::strtoll(end, nullptr, 10);
   return true;
 }
 
-bool process_run_delay(std::int64_t& total) noexcept {
+bool process_times(CpuWait& w) noexcept {
   DIR* dir = ::opendir("/proc/self/task");
   if (dir == nullptr) return false;
-  total = 0;
   bool any = false;
   while (const dirent* e = ::readdir(dir)) {
     if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    std::int64_t delay = 0;
-    if (thread_run_delay(e->d_name, delay)) {  // a thread may end meanwhile: skip it
-      total += delay;
+    std::int64_t run = 0, delay = 0;
+    if (thread_times(e->d_name, run, delay)) {  // a thread may end meanwhile: skip it
+      w.run_ns += run;
+      w.run_delay_ns += delay;
       any = true;
     }
   }
@@ -56,25 +55,17 @@ bool process_run_delay(std::int64_t& total) noexcept {
 
 CpuWait read_cpu_wait() noexcept {
   CpuWait w;
-  w.available = process_run_delay(w.run_delay_ns);
+  w.available = process_times(w);
   return w;
 }
 
-double contention(const CpuWait& before, const CpuWait& after, std::int64_t wall_ns,
-                  int cpus) noexcept {
-  if (!before.available || !after.available || wall_ns <= 0) return 0.0;
-  // Threads that ended between the readings make the run-delay sum shrink: count no loss then.
-  const std::int64_t delay = std::max<std::int64_t>(0, after.run_delay_ns - before.run_delay_ns);
-  const double share = static_cast<double>(delay) /
-                       (static_cast<double>(wall_ns) * static_cast<double>(std::max(1, cpus)));
-  return std::clamp(share, 0.0, 1.0);
-}
-
-int usable_cpus() noexcept {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return 1;
-  return std::max(1, CPU_COUNT(&set));
+double contention(const CpuWait& before, const CpuWait& after) noexcept {
+  if (!before.available || !after.available) return 0.0;
+  // Threads that ended between the readings make the sums shrink: count no loss then.
+  const auto delay =
+      static_cast<double>(std::max<std::int64_t>(0, after.run_delay_ns - before.run_delay_ns));
+  const auto run = static_cast<double>(std::max<std::int64_t>(0, after.run_ns - before.run_ns));
+  return delay + run > 0.0 ? std::clamp(delay / (delay + run), 0.0, 1.0) : 0.0;
 }
 
 }  // namespace tunekit::measure

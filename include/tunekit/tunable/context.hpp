@@ -75,13 +75,13 @@ struct TuningSettings {
   /// problems: the slowest finalists are dropped until min_interleaved_rounds rounds fit in it;
   /// the two fastest always stay (a close call between them is always re-measured).
   double max_interleaved_ms = 4000.0;
-  /// CPU contention above which a timed region does not count as clean: the share of the usable
-  /// CPUs' time that this process's threads waited on a run queue or the hypervisor stole
-  /// (measure::contention). A profile above it cannot keep a candidate out of the finalists
-  /// (those within kScreen1Ratio of the best join them), and an interleaved round with a block
-  /// above it is re-run (up to 3x the rounds, within max_interleaved_ms). 0.05: a quiet 2-CPU
-  /// guest measures 0-1%, another process busy on one of its CPUs 15-30% with a 2-thread
-  /// library (docs/tunable.md, "CPU contention").
+  /// CPU contention above which a timed region does not count as clean: the share of the time
+  /// this process's threads wanted a CPU that they waited on a run queue (measure::contention).
+  /// A profile above it cannot keep a candidate out of the finalists (those within
+  /// kScreen1Ratio of the best join them), and an interleaved block above it is re-run (up to
+  /// 3x the rounds, within max_interleaved_ms). 0.05: quiet, the regions of a 2-CPU guest
+  /// measure 0-0.1%; with another process busy on one of its CPUs, 20-50% (docs/tunable.md,
+  /// "CPU contention").
   double max_contention = 0.05;
   /// Called before each candidate's block of timed calls in the interleaved pass, so that an
   /// operator family can let other runtimes' idle workers stop spinning (ops::settle_threads).

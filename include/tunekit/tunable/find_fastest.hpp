@@ -257,18 +257,11 @@ class FastestSearch {
   };
 
   // A timed region's start, for its contention (nothing without a CPU-wait source).
-  struct Region {
-    measure::CpuWait wait;
-    std::int64_t ns = 0;
-  };
-  Region region_start() const {
-    if (!settings_.cpu_wait) return {};
-    return {settings_.cpu_wait(), settings_.clock()};
+  measure::CpuWait region_start() const {
+    return settings_.cpu_wait ? settings_.cpu_wait() : measure::CpuWait{};
   }
-  double region_share(const Region& start) const {
-    if (!settings_.cpu_wait) return 0.0;
-    return measure::contention(start.wait, settings_.cpu_wait(), settings_.clock() - start.ns,
-                               cpus_);
+  double region_share(const measure::CpuWait& start) const {
+    return settings_.cpu_wait ? measure::contention(start, settings_.cpu_wait()) : 0.0;
   }
   bool contended(double share) const noexcept { return share > settings_.max_contention; }
 
@@ -359,7 +352,7 @@ class FastestSearch {
                                     double ratio, CandidateOutcome rejected) {
     Welford stats;
     std::vector<double> samples;
-    const Region region = region_start();
+    const measure::CpuWait region = region_start();
     Status s = measure::time_calls(n, call_of(*candidates_[i]), before_call(), stats, &samples,
                                    settings_.clock);
     if (!s.is_ok()) {
@@ -415,7 +408,7 @@ class FastestSearch {
       skip_failed(i, "warmup", std::move(s), false);
       return false;
     }
-    const Region region = region_start();
+    const measure::CpuWait region = region_start();
     s = measure::time_calls(r.iterations, call_of(c), before_call(), welford_[i], &samples_[i],
                             settings_.clock);
     r.contention = region_share(region);
@@ -539,7 +532,7 @@ class FastestSearch {
     round_samples.reserve(static_cast<std::size_t>(calls));
     Status s = measure::run_untimed(kBlockLeadInCalls, call_of(*candidates_[f]), before_call());
     if (s.is_ok()) {
-      const Region region = region_start();
+      const measure::CpuWait region = region_start();
       s = measure::time_calls(calls, call_of(*candidates_[f]), before_call(), welford_[f],
                               &round_samples, settings_.clock);
       block_shares.push_back(region_share(region));
@@ -584,7 +577,6 @@ class FastestSearch {
   bool default_prepared_ = false;
   Status default_prepare_ = Status::ok();
   double best_ = kInf;
-  int cpus_ = measure::usable_cpus();
   std::vector<Welford> welford_;
   std::vector<std::vector<double>> samples_;
 };

@@ -172,8 +172,9 @@ inline std::int64_t virtual_now_ns() { return g_virtual_ns.load(); }
 /// Virtual CPU wait (TuningContext::set_cpu_wait_source): tests add to g_virtual_wait_ns the
 /// time this process would have waited for a CPU while other work held it.
 inline std::atomic<std::int64_t> g_virtual_wait_ns{0};
+/// Its threads "ran" for the virtual time so far and waited g_virtual_wait_ns.
 inline measure::CpuWait virtual_cpu_wait() {
-  return measure::CpuWait{g_virtual_wait_ns.load(), true};
+  return measure::CpuWait{g_virtual_ns.load(), g_virtual_wait_ns.load(), true};
 }
 
 /// Spends `us` microseconds: virtual time when enabled, else a steady-clock busy-wait.

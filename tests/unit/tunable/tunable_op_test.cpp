@@ -430,8 +430,8 @@ TEST_F(TunableOpTest, InterleavedRemeasurementOverridesALuckyProfile) {
 // slow. The other process runs during multi's screens and profile and its first interleaved
 // block: those timings say "multi is 1.43x slower", which must neither reject it at screen 2
 // (1.15x) nor keep it out of the finalists (25%), and the contended block must not be scored.
-// Tunes Default (400 us), "single" (70 us) and "multi", which takes 100 us and makes the
-// process wait half the CPUs' time for calls up to `loaded_calls`, 50 us after.
+// Tunes Default (400 us), "single" (70 us) and "multi", which takes 100 us and waits as long
+// for a CPU (contention 50%) in calls up to `loaded_calls`, 50 us after.
 TuneReport tune_under_load(TuningContext& ctx, long loaded_calls) {
   ctx.set_max_tuning_duration_ms(0);
   ctx.set_max_tuning_iterations(20);
@@ -441,10 +441,9 @@ TuneReport tune_under_load(TuningContext& ctx, long loaded_calls) {
   set.add("Default", "fake", 400);
   set.add("single", "fake", 70);
   auto* multi = set.add("multi", "fake", 0);
-  const int cpus = measure::usable_cpus();
-  multi->set_time_of_call([cpus, loaded_calls](long call) {
+  multi->set_time_of_call([loaded_calls](long call) {
     if (call > loaded_calls) return 50.0;
-    testing::g_virtual_wait_ns.fetch_add(50'000 * cpus);
+    testing::g_virtual_wait_ns.fetch_add(100'000);  // waited as long as it ran: 50%
     return 100.0;
   });
   TunableOp<AddParams> op(std::move(set.list), ctx);
