@@ -189,6 +189,20 @@ void run_compare(const CompareArgs& args) {
 }  // namespace
 }  // namespace tunekit::cli
 
+namespace {
+// CLI::Range lets NaN through (every comparison with it is false).
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](const std::string& text) {
+        double value = 0;
+        return CLI::detail::lexical_cast(text, value) && std::isfinite(value)
+                   ? std::string()
+                   : "expected a finite number, got '" + text + "'";
+      },
+      "FINITE");
+}
+}  // namespace
+
 void register_compare_command(CLI::App& app) {
   using namespace tunekit::cli;
   auto args = std::make_shared<CompareArgs>();
@@ -208,10 +222,10 @@ void register_compare_command(CLI::App& app) {
   c->add_option("--head-to-head-ms", args->options.head_to_head_ms,
                 "more head-to-head rounds (up to 4x --head-to-head) while they took less than "
                 "this, ms (0: exactly --head-to-head)")
-      ->check(CLI::Range(0.0, 600000.0));
+      ->check(CLI::Range(0.0, 600000.0) & finite_number());
   c->add_option("--sample-ms", args->options.sample_ms,
                 "time per contender per repeat, 0.001 to 60000 (calls sized to it, at most 200)")
-      ->check(CLI::Range(0.001, 60000.0));
+      ->check(CLI::Range(0.001, 60000.0) & finite_number());
   c->add_flag("--all", args->all, "also print every contender's time");
   c->callback([args] { run_compare(*args); });
 }
