@@ -46,6 +46,17 @@ expect_ok rerun "$TK" tune-file u.csv --results res.csv "${fast[@]}"
 check "full disk: the rerun finds the saved result" grep -q ' already tuned$' out.txt
 check "full disk: the rerun tunes the lost ones" test "$(results_of res.csv)" -eq 4
 
+# 1b. The same under a plain `ulimit -f` (SIGXFSZ at its default action): tunekit ignores the
+#     signal itself, so the write fails instead of killing the run with a torn line.
+cp before.csv res2.csv
+for m in $(seq 8 4 160); do echo "GemmTunableOp_float_NN,nn_${m}_8_8_ld_${m}_8_${m}"; done >many.csv
+(ulimit -f 1; "$TK" tune-file many.csv --results res2.csv "${fast[@]}") 2>&1 | cat >ulimit.txt
+rc=${PIPESTATUS[0]}
+check "ulimit -f: not killed by SIGXFSZ (exit 1)" test "$rc" -eq 1
+check "ulimit -f: every line whole" all_lines_whole res2.csv
+check "ulimit -f: the last line says results were not saved" last_line_has ulimit.txt "could NOT be saved"
+check "ulimit -f: the file stayed within the limit" test "$(stat -c %s res2.csv)" -le 1024
+
 # 2. The output path is checked before any tuning, also with --jobs (before forking).
 expect_fail jobs-missing-folder 1 "folder 'gone' does not exist" \
   "$TK" tune-file u.csv --jobs 2 --results gone/res.csv "${fast[@]}"

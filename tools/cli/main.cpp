@@ -2,6 +2,7 @@
 // Errors end with a one-line reason on stderr and a non-zero exit status.
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -31,6 +32,9 @@ void ensure_short_omp_spin(char** argv) {
 
 int main(int argc, char** argv) {
   ensure_short_omp_spin(argv);
+  // Past a file size limit (ulimit -f) a write fails with EFBIG instead of killing the process,
+  // so an append that does not fit is undone and reported like a full disk.
+  std::signal(SIGXFSZ, SIG_IGN);
   // A test fixture that cannot be read is an error of its own, not a silent fallback.
   if (const tunekit::Status fixture = tunekit::hw::cpu_fixture_status(); !fixture.is_ok()) {
     std::fprintf(stderr, "tunekit: %s\n", fixture.message().c_str());
