@@ -502,7 +502,8 @@ class FastestSearch {
   void score_finalists(const std::vector<std::size_t>& finalists, const std::vector<bool>& alive,
                        const Rounds& log, long long rounds) {
     const long long needed = std::min<long long>(rounds, settings_.min_interleaved_rounds);
-    const bool clean_only = fewest_clean(finalists, alive, log) >= needed;
+    report_.min_clean_blocks = static_cast<int>(fewest_clean(finalists, alive, log));
+    const bool clean_only = report_.min_clean_blocks >= needed;
     double share_sum = 0.0;
     std::size_t blocks = 0;
     for (std::size_t f : finalists) {
@@ -519,7 +520,6 @@ class FastestSearch {
       r.score_ms = r.interleaved_median_ms;
       r.stats = measure::TimingStats::from(welford_[f], samples_[f]);
     }
-    report_.min_clean_blocks = static_cast<int>(fewest_clean(finalists, alive, log));
     report_.contention = blocks == 0 ? 0.0 : share_sum / static_cast<double>(blocks);
   }
 

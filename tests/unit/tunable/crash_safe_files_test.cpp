@@ -19,13 +19,10 @@ namespace tunekit {
 namespace {
 
 using testing::ChildLimits;
+using testing::contains;
 using testing::run_in_child;
 using testing::slurp;
 using testing::TempDir;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 std::string header_of(const TuningContext& ctx) {
   std::string text;
