@@ -13,6 +13,8 @@ PACKAGES=(
   libeigen3-dev libdnnl-dev libxsmm-dev
   libxgboost-dev
   libopenmpi-dev openmpi-bin
+  libffi-dev libssl-dev
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
 )
 
 missing=()
