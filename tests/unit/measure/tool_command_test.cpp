@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
+#include <string>
+#include <thread>
 
+#include "../test_files.hpp"
 #include "tunekit/core/clock.hpp"
 
 namespace tunekit {
@@ -37,15 +41,36 @@ TEST(RunCommand, AMissingProgramIsOneClearError) {
             "cannot run 'tunekit-no-such-program': No such file or directory");
 }
 
+/// True while process `pid` exists and is not a zombie.
+bool alive(long pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
 TEST(RunCommand, TimeoutKillsTheProcessGroup) {
+  testing::TempDir tmp;
+  const std::string pid_file = tmp.file("pid");
   const auto start = now_ns();
-  // The shell's child (sleep) holds the pipe too: only killing the group ends the read.
-  auto ran = run_command({"sh", "-c", "sleep 30; echo late"}, 0.3);
+  // The shell's child (sleep) holds the pipe too and must die with it.
+  auto ran =
+      run_command({"sh", "-c", "sleep 30 & echo $! > '" + pid_file + "'; wait; echo late"}, 0.5);
   ASSERT_TRUE(ran.has_value()) << ran.status().to_string();
   EXPECT_TRUE(ran->timed_out);
   EXPECT_EQ(ran->signal, SIGKILL);
+  EXPECT_EQ(ran->ending(), "timed out");
   EXPECT_EQ(ran->output.find("late"), std::string::npos);
-  EXPECT_LT(elapsed_ms(start, now_ns()), 3000.0);  // not 10x the timeout
+  EXPECT_LT(elapsed_ms(start, now_ns()), 5000.0);  // not 10x the timeout
+  const long sleeper = std::stol("0" + testing::slurp(pid_file));
+  ASSERT_GT(sleeper, 0);
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = !alive(sleeper);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "the tool's child " << sleeper << " outlived the timeout";
 }
 
 }  // namespace
