@@ -14,6 +14,11 @@ if(TUNEKIT_WITH_CUDA)
   find_package(CUDAToolkit QUIET)
   if(CUDAToolkit_FOUND AND TARGET CUDA::nvrtc AND EXISTS "${CUDAToolkit_INCLUDE_DIRS}/cuda.h")
     set(TUNEKIT_HAVE_CUDA ON)
+    # NVRTC alone: CMake's CUDA::nvrtc also links CUDA::cuda_driver (the stub libcuda.so), which
+    # would make libtunekit need libcuda.so.1 at load time.
+    add_library(tunekit_nvrtc INTERFACE)
+    target_link_libraries(tunekit_nvrtc INTERFACE ${CUDA_nvrtc_LIBRARY})
+    target_include_directories(tunekit_nvrtc SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
   endif()
 endif()
 
