@@ -1,7 +1,11 @@
 // Shared helpers of the device compilers: define options and the first lines of a log.
 #include "tunekit/measure/device_compile.hpp"
 
+#include <fcntl.h>
+
 #include <sstream>
+
+#include "tunekit/core/file_io.hpp"
 
 namespace tunekit {
 
@@ -25,6 +29,12 @@ std::string first_log_lines(const std::string& log, int max_lines) {
     ++taken;
   }
   return joined;
+}
+
+Expected<std::string> read_artifact(const std::string& path) {
+  auto fd = files::open_regular(path, O_RDONLY, "kernel artefact");
+  if (!fd) return fd.status();
+  return files::read_all(fd->get(), path, "kernel artefact");
 }
 
 }  // namespace tunekit

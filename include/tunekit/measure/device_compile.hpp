@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "tunekit/core/status.hpp"
+
 namespace tunekit {
 
 /// Output of one device compilation. A failed compilation of the source (syntax or semantic
@@ -28,5 +30,9 @@ std::vector<std::string> define_options(
 
 /// The first `max_lines` non-empty lines of a compiler log, joined with "; " (error messages).
 std::string first_log_lines(const std::string& log, int max_lines = 3);
+
+/// The bytes of a built artefact (program binary, PTX, CUBIN) at `path`.
+/// Errors: kNotFound / kIoError naming the artefact (core/file_io.hpp's messages).
+Expected<std::string> read_artifact(const std::string& path);
 
 }  // namespace tunekit
