@@ -12,7 +12,7 @@ Expected<std::shared_ptr<InProcessRunner>> InProcessRunner::create(const KernelS
   runner->entry_ = source.entry;
   SessionVerify verify{options.verify.reference, options.verify.atol, options.verify.rtol};
   auto session = KernelSession::create(source.language, problem, options.timing, verify,
-                                       /*shared_reference=*/false);
+                                       /*shared_reference=*/false, source.launch);
   if (!session) return session.status();
   runner->session_ = std::move(*session);
   auto reference = reference_entry(source, options);

@@ -42,12 +42,14 @@ Expected<std::shared_ptr<IsolatedRunner>> IsolatedRunner::create(const KernelSou
   runner->worker_path_ = worker_path;
   runner->timeout_s_ = options.timing.timeout_s;
   SessionVerify verify{options.verify.reference, options.verify.atol, options.verify.rtol};
-  runner->init_message_ = {{"op", "init"},
-                           {"language", std::string(to_string(source.language))},
-                           {"entry", source.entry},
-                           {"problem", problem_to_json(problem)},
-                           {"timing", timing_to_json(options.timing)},
-                           {"verify", verify_to_json(verify)}};
+  runner->init_message_ = {
+      {"op", "init"},
+      {"language", std::string(to_string(source.language))},
+      {"entry", source.entry},
+      {"launch", {{"global", source.launch.global}, {"local", source.launch.local}}},
+      {"problem", problem_to_json(problem)},
+      {"timing", timing_to_json(options.timing)},
+      {"verify", verify_to_json(verify)}};
   auto reference = reference_entry(source, options);
   if (!reference) return reference.status();
   if (!reference->artifact.empty()) {

@@ -4,15 +4,46 @@
 
 #include <fmt/format.h>
 
+#include "tunekit/measure/device_backends.hpp"
+#include "tunekit/measure/nvrtc_compile.hpp"
+#include "tunekit/measure/opencl_compile.hpp"
+
 namespace tunekit {
 
 bool kernel_backend_available(KernelLanguage language) noexcept {
-  return language == KernelLanguage::kCpp;
+  switch (language) {
+    case KernelLanguage::kCpp:
+      return true;
+    case KernelLanguage::kOpenCL:
+      return opencl_compiled_in();
+    case KernelLanguage::kCuda:
+      return nvrtc_compiled_in();
+  }
+  return false;
+}
+
+Status kernel_backend_status(KernelLanguage language) {
+  if (!kernel_backend_available(language)) {
+    return Status(StatusCode::kUnsupported,
+                  fmt::format("no {} kernel runner in this build (configure with its toolkit "
+                              "found: TUNEKIT_WITH_OPENCL / TUNEKIT_WITH_CUDA)",
+                              to_string(language)));
+  }
+  if (language == KernelLanguage::kCuda) return cuda_runtime_status();
+  return Status::ok();
 }
 
 Expected<std::unique_ptr<KernelBackend>> make_kernel_backend(KernelLanguage language,
-                                                             const KernelProblem& problem) {
-  if (language == KernelLanguage::kCpp) return make_cpp_backend(problem);
+                                                             const KernelProblem& problem,
+                                                             const LaunchGeometry& launch) {
+  switch (language) {
+    case KernelLanguage::kCpp:
+      return make_cpp_backend(problem);
+    case KernelLanguage::kOpenCL:
+      return make_opencl_backend(problem, launch);
+    case KernelLanguage::kCuda:
+      return make_cuda_backend(problem, launch);
+  }
   return Status(StatusCode::kUnsupported,
                 fmt::format("no {} kernel backend in this build", to_string(language)));
 }

@@ -54,11 +54,7 @@ Expected<std::string> find_kernel_worker() {
 Expected<std::shared_ptr<Runner>> make_kernel_runner(const KernelSource& source,
                                                      const KernelProblem& problem,
                                                      const RunnerOptions& options) {
-  if (!kernel_backend_available(source.language)) {
-    return Status(StatusCode::kUnsupported,
-                  std::string("no ") + std::string(to_string(source.language)) +
-                      " kernel runner in this build (OpenCL and CUDA backends are not built)");
-  }
+  TUNEKIT_RETURN_IF_ERROR(kernel_backend_status(source.language));
   if (options.isolation == Isolation::kInProcess) {
     auto runner = measure::InProcessRunner::create(source, problem, options);
     if (!runner) return runner.status();

@@ -18,15 +18,13 @@ TrialOutcome failed(MeasureErrorNo code, const Status& status) {
 
 }  // namespace
 
-Expected<std::unique_ptr<KernelSession>> KernelSession::create(KernelLanguage language,
-                                                               const KernelProblem& problem,
-                                                               const KernelTiming& timing,
-                                                               const SessionVerify& verify,
-                                                               bool shared_reference) {
+Expected<std::unique_ptr<KernelSession>> KernelSession::create(
+    KernelLanguage language, const KernelProblem& problem, const KernelTiming& timing,
+    const SessionVerify& verify, bool shared_reference, const LaunchGeometry& launch) {
   std::unique_ptr<KernelSession> session(new KernelSession());
   session->timing_ = timing;
   session->verify_ = verify;
-  auto backend = make_kernel_backend(language, problem);
+  auto backend = make_kernel_backend(language, problem, launch);
   if (!backend) return backend.status();
   session->backend_ = std::move(*backend);
   using Sharing = ArgumentBuffers::Sharing;

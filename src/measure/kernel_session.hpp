@@ -35,11 +35,9 @@ class KernelSession {
   /// Allocates and fills the arguments and prepares `language`'s backend on them. The reference
   /// buffers are MAP_SHARED when `shared_reference` (trials in forked children write them).
   /// Errors: those of make_kernel_backend, ArgumentBuffers::allocate and KernelBackend::prepare.
-  static Expected<std::unique_ptr<KernelSession>> create(KernelLanguage language,
-                                                         const KernelProblem& problem,
-                                                         const KernelTiming& timing,
-                                                         const SessionVerify& verify,
-                                                         bool shared_reference);
+  static Expected<std::unique_ptr<KernelSession>> create(
+      KernelLanguage language, const KernelProblem& problem, const KernelTiming& timing,
+      const SessionVerify& verify, bool shared_reference, const LaunchGeometry& launch = {});
 
   /// True when trials may run in forked children (see KernelBackend::fork_per_trial).
   bool fork_per_trial() const { return backend_->fork_per_trial(); }

@@ -103,6 +103,20 @@ class Worker {
   }
 
  private:
+  /// The "launch" of an init message: {"global": [...], "local": [...]} (OpenCL, CUDA).
+  static LaunchGeometry launch_from_json(const nlohmann::json& message) {
+    LaunchGeometry launch;
+    const nlohmann::json geometry = message.value("launch", nlohmann::json::object());
+    if (!geometry.is_object()) return launch;
+    for (const auto& e : geometry.value("global", nlohmann::json::array())) {
+      if (e.is_string()) launch.global.push_back(e.get<std::string>());
+    }
+    for (const auto& e : geometry.value("local", nlohmann::json::array())) {
+      if (e.is_string()) launch.local.push_back(e.get<std::string>());
+    }
+    return launch;
+  }
+
   nlohmann::json init(const nlohmann::json& message) {
     auto language = kernel_language_from_string(message.value("language", "c++"));
     if (!language) return {{"ok", false}, {"error", language.status().message()}};
@@ -113,7 +127,7 @@ class Worker {
     auto session =
         KernelSession::create(*language, *problem, timing_,
                               verify_from_json(message.value("verify", nlohmann::json::object())),
-                              /*shared_reference=*/true);
+                              /*shared_reference=*/true, launch_from_json(message));
     if (!session) return {{"ok", false}, {"error", session.status().message()}};
     session_ = std::move(*session);
     if (message.contains("reference")) {

@@ -55,10 +55,16 @@ class KernelBackend {
 /// True when this build has a backend for `language`.
 bool kernel_backend_available(KernelLanguage language) noexcept;
 
-/// A backend for `language` on `problem` (not yet prepared).
+/// Ok when kernels of `language` can run here: a backend is built in and, for CUDA, the driver
+/// loads. Errors: kUnsupported with the reason ("no CUDA driver (libcuda.so.1 not found)").
+Status kernel_backend_status(KernelLanguage language);
+
+/// A backend for `language` on `problem` (not yet prepared); `launch` is the launch geometry of
+/// OpenCL and CUDA kernels (unused for C/C++).
 /// Errors: kUnsupported naming the language when this build has no backend for it.
 Expected<std::unique_ptr<KernelBackend>> make_kernel_backend(KernelLanguage language,
-                                                             const KernelProblem& problem);
+                                                             const KernelProblem& problem,
+                                                             const LaunchGeometry& launch = {});
 
 /// The C/C++ backend: dlopen()s a shared object and calls its `extern "C"` entry through libffi
 /// with the arguments in order (arrays as pointers to their first element, scalars by value in

@@ -26,6 +26,9 @@ struct BuildOptions {
   std::string compiler;
   /// -march= value of C/C++ builds; "native" targets the building machine.
   std::string march = "native";
+  /// NVRTC --gpu-architecture of CUDA builds ("sm_90": CUBIN, "compute_80": PTX); empty =
+  /// default_cuda_arch() (nvrtc_compile.hpp: the device's, else the build's default).
+  std::string cuda_arch;
 };
 
 /// The preprocessor definitions of a configuration, in knob order, as (name, value) text:
