@@ -8,6 +8,8 @@ find_package(CLI11 2.1 REQUIRED CONFIG)
 find_package(SQLite3 REQUIRED)
 find_package(ZLIB REQUIRED)
 find_package(simdjson 3.0 REQUIRED CONFIG)
+# OpenSSL libcrypto: SHA-256 keys of the kernel artefact cache (measure layer).
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 # oneDNN: Debian's CMake config drags in OpenCL; the plain library and header are enough.
 find_library(TUNEKIT_DNNL_LIB NAMES dnnl REQUIRED)
 find_path(TUNEKIT_DNNL_INCLUDE oneapi/dnnl/dnnl.h REQUIRED)

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,10 +29,22 @@ struct BuildOptions {
 };
 
 /// The preprocessor definitions of a configuration, in knob order, as (name, value) text:
-/// a knob, range or power2 parameter gives NAME=value (booleans 1/0, strings as written);
-/// a split gives NAME_0..NAME_{n-1} with its factors; a reorder NAME_0.. with the axis order;
-/// an annotate NAME_0.. with its annotation words.
+/// a knob, range or power2 parameter gives NAME=value (integers in decimal, other numbers as
+/// JSON writes them, booleans 1/0, strings as written); a split gives NAME_0..NAME_{n-1} with
+/// its sizes, the outer -1 replaced by ceil(length / product of the other sizes); a reorder
+/// NAME_0.. with the axis order; an annotate NAME_0.. with its annotation words (or anchor
+/// indices). A string that is no valid preprocessor token sequence (an unmatched quote) is
+/// passed as written: the compiler reports it where the macro is used.
+/// An empty config gives no definitions. Names are not checked here: see check_define_names.
 std::vector<std::pair<std::string, std::string>> config_defines(const Config& config);
+
+/// True when `name` is a C identifier: [A-Za-z_][A-Za-z0-9_]*.
+bool is_c_identifier(std::string_view name) noexcept;
+
+/// Checks that every knob of `space` can become a -D name (a C identifier).
+/// Errors: kInvalidArgument "parameter 'tile-x' is not a C identifier, so it cannot be a
+/// preprocessor definition" for the first knob that is not.
+Status check_define_names(const ConfigSpace& space);
 
 /// A builder for `source`'s language (C/C++ shared objects, OpenCL program binaries, CUDA
 /// modules through NVRTC).
