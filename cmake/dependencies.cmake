@@ -10,6 +10,8 @@ find_package(ZLIB REQUIRED)
 find_package(simdjson 3.0 REQUIRED CONFIG)
 # OpenSSL libcrypto: SHA-256 keys of the kernel artefact cache (measure layer).
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+# libffi calls C/C++ kernels with arguments known only at run time (measure/cpp_backend.cpp).
+pkg_check_modules(LIBFFI REQUIRED IMPORTED_TARGET libffi)
 # oneDNN: Debian's CMake config drags in OpenCL; the plain library and header are enough.
 find_library(TUNEKIT_DNNL_LIB NAMES dnnl REQUIRED)
 find_path(TUNEKIT_DNNL_INCLUDE oneapi/dnnl/dnnl.h REQUIRED)

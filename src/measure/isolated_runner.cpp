@@ -1,0 +1,175 @@
+// The isolated kernel runner's worker management. See src/measure/isolated_runner.hpp.
+#include "measure/isolated_runner.hpp"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <thread>
+
+#include "measure/kernel_protocol.hpp"
+#include "measure/kernel_session.hpp"
+#include "measure/reference_entry.hpp"
+
+extern char** environ;
+
+namespace tunekit::measure {
+namespace {
+
+/// Seconds a worker may take on top of the trial timeout before it counts as silent (its own
+/// child handling, loading the artefact); also the limit of its start and preparation.
+constexpr double kWorkerGraceS = 10.0;
+
+MeasureResult failure(MeasureErrorNo code, std::string message) {
+  MeasureResult r;
+  r.error_no = code;
+  r.error_msg = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+Expected<std::shared_ptr<IsolatedRunner>> IsolatedRunner::create(const KernelSource& source,
+                                                                 const KernelProblem& problem,
+                                                                 const RunnerOptions& options,
+                                                                 const std::string& worker_path) {
+  std::shared_ptr<IsolatedRunner> runner(new IsolatedRunner());
+  runner->worker_path_ = worker_path;
+  runner->timeout_s_ = options.timing.timeout_s;
+  SessionVerify verify{options.verify.reference, options.verify.atol, options.verify.rtol};
+  runner->init_message_ = {{"op", "init"},
+                           {"language", std::string(to_string(source.language))},
+                           {"entry", source.entry},
+                           {"problem", problem_to_json(problem)},
+                           {"timing", timing_to_json(options.timing)},
+                           {"verify", verify_to_json(verify)}};
+  auto reference = reference_entry(source, options);
+  if (!reference) return reference.status();
+  if (!reference->artifact.empty()) {
+    runner->init_message_["reference"] = {{"artifact", reference->artifact},
+                                          {"entry", reference->entry},
+                                          {"params", reference->params}};
+  }
+  TUNEKIT_RETURN_IF_ERROR(runner->start());
+  return runner;
+}
+
+IsolatedRunner::~IsolatedRunner() { stop(/*kill_first=*/false); }
+
+Status IsolatedRunner::spawn() {
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    return Status(StatusCode::kIoError,
+                  std::string("cannot create the worker's socket: ") + std::strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  std::string path = worker_path_;
+  char* argv[] = {path.data(), nullptr};
+  const int rc = ::posix_spawn(&pid_, path.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
+  if (rc != 0) {
+    ::close(fds[0]);
+    pid_ = -1;
+    return Status(StatusCode::kIoError, fmt::format("cannot start the kernel worker '{}': {}",
+                                                    worker_path_, std::strerror(rc)));
+  }
+  fd_ = fds[0];
+  channel_ = LineChannel(fd_, fd_);
+  return Status::ok();
+}
+
+Status IsolatedRunner::start() {
+  TUNEKIT_RETURN_IF_ERROR(spawn());
+  std::string line;
+  Status sent = channel_.write_line(init_message_.dump());
+  const auto read =
+      sent.is_ok() ? channel_.read_line(line, timeout_s_ + kWorkerGraceS) : LineChannel::Read::kEof;
+  if (read != LineChannel::Read::kLine) {
+    const std::string how = stop(/*kill_first=*/read == LineChannel::Read::kTimeout);
+    return Status(StatusCode::kRuntimeError,
+                  fmt::format("the kernel worker '{}' did not start ({})", worker_path_, how));
+  }
+  const nlohmann::json reply = nlohmann::json::parse(line, nullptr, false);
+  if (!reply.is_object() || !reply.value("ok", false)) {
+    stop(/*kill_first=*/true);
+    const std::string why = reply.is_object() ? reply.value("error", line) : line;
+    return Status(StatusCode::kRuntimeError, "the kernel worker failed to prepare: " + why);
+  }
+  fork_per_trial_ = reply.value("fork", true);
+  return Status::ok();
+}
+
+std::string IsolatedRunner::stop(bool kill_first) {
+  if (pid_ < 0) return "";
+  if (kill_first) ::kill(pid_, SIGKILL);
+  ::close(fd_);
+  fd_ = -1;
+  channel_ = LineChannel();
+  int status = 0;
+  // A worker reads end of input and exits; one that does not within a second is killed.
+  for (int i = 0; i < 100 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) {
+    if (i == 99) {
+      ::kill(pid_, SIGKILL);
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  pid_ = -1;
+  return describe_wait_status(status);
+}
+
+MeasureResult IsolatedRunner::measure_one(const MeasureInput& input, const BuildResult& build) {
+  if (pid_ < 0) {
+    Status started = start();
+    if (!started.is_ok()) return failure(MeasureErrorNo::kRuntimeDevice, started.message());
+  }
+  const nlohmann::json message = {
+      {"op", "trial"}, {"artifact", build.artifact}, {"params", config_params(input.config)}};
+  return exchange_trial(message);
+}
+
+void IsolatedRunner::remember_reference(const nlohmann::json& trial_message) {
+  if (init_message_.contains("reference")) return;
+  init_message_["reference"] = {{"artifact", trial_message["artifact"]},
+                                {"entry", init_message_["entry"]},
+                                {"params", trial_message["params"]}};
+}
+
+MeasureResult IsolatedRunner::exchange_trial(const nlohmann::json& message) {
+  std::string line;
+  const double limit = fork_per_trial_ ? timeout_s_ + kWorkerGraceS : timeout_s_;
+  const auto read = channel_.write_line(message.dump()).is_ok() ? channel_.read_line(line, limit)
+                                                                : LineChannel::Read::kEof;
+  if (read == LineChannel::Read::kLine) {
+    auto outcome = outcome_from_json(nlohmann::json::parse(line, nullptr, false));
+    if (outcome) {
+      if (outcome->captured) remember_reference(message);
+      return std::move(outcome->result);
+    }
+  }
+  if (read == LineChannel::Read::kTimeout) {
+    stop(/*kill_first=*/true);
+    return failure(
+        MeasureErrorNo::kRunTimeout,
+        fork_per_trial_
+            ? fmt::format("the kernel worker stopped answering (killed after {} s)", limit)
+            : fmt::format("ran past the {} s timeout", timeout_s_));
+  }
+  const std::string how = stop(/*kill_first=*/true);
+  return failure(MeasureErrorNo::kRuntimeDevice,
+                 fork_per_trial_ ? "the kernel worker died (" + how + ")"
+                                 : "the kernel crashed its worker (" + how + ")");
+}
+
+}  // namespace tunekit::measure

@@ -1,0 +1,62 @@
+// The isolated kernel runner: configurations run in a worker process (tunekit-kernel-worker)
+// spawned with posix_spawn; crashes, exits and hangs become failed trials, a dead or silent
+// worker is replaced.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "measure/kernel_runner_base.hpp"
+#include "measure/line_channel.hpp"
+#include "tunekit/measure/kernel_runner.hpp"
+
+namespace tunekit::measure {
+
+/// Measures each configuration in a worker process. C/C++ workers fork one child per trial
+/// (pristine memory for each; the worker kills a child past timeout_s); persistent workers
+/// (OpenCL, CUDA) run trials themselves and are killed past timeout_s. A worker that dies or
+/// stops answering is killed, and a new one is started for the next configuration (the
+/// reference is re-established from the artefact that gave it).
+class IsolatedRunner final : public KernelRunnerBase {
+ public:
+  /// Spawns the worker `worker_path` and prepares it (and measures the reference artefact for
+  /// kConfig/kKernel).
+  /// Errors: kIoError when the worker cannot be started; kRuntimeError when it fails to
+  /// prepare (its message) or the reference fails; kInvalidArgument as reference_entry().
+  static Expected<std::shared_ptr<IsolatedRunner>> create(const KernelSource& source,
+                                                          const KernelProblem& problem,
+                                                          const RunnerOptions& options,
+                                                          const std::string& worker_path);
+  /// Stops the worker.
+  ~IsolatedRunner() override;
+
+  /// Process id of the current worker; -1 when none is running.
+  pid_t worker_pid() const noexcept { return pid_; }
+
+ protected:
+  MeasureResult measure_one(const MeasureInput& input, const BuildResult& build) override;
+
+ private:
+  IsolatedRunner() = default;
+  /// Starts and initialises a worker.
+  Status start();
+  Status spawn();
+  /// Kills the worker (if any) and reaps it; returns how it ended ("" when none ran).
+  std::string stop(bool kill_first);
+  MeasureResult exchange_trial(const nlohmann::json& message);
+  /// A trial established the first-valid reference: a new worker re-runs its artefact first.
+  void remember_reference(const nlohmann::json& trial_message);
+
+  std::string worker_path_;
+  nlohmann::json init_message_;
+  double timeout_s_ = 10.0;
+  bool fork_per_trial_ = true;
+  pid_t pid_ = -1;
+  int fd_ = -1;
+  LineChannel channel_;
+};
+
+}  // namespace tunekit::measure

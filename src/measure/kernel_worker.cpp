@@ -1,0 +1,162 @@
+// The kernel worker's message loop and its fork-per-trial children.
+// See src/measure/kernel_worker.hpp.
+#include "measure/kernel_worker.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "measure/kernel_protocol.hpp"
+#include "measure/kernel_session.hpp"
+#include "measure/line_channel.hpp"
+
+namespace tunekit::measure {
+namespace {
+
+TrialOutcome outcome_of(MeasureErrorNo code, std::string message) {
+  TrialOutcome out;
+  out.result.error_no = code;
+  out.result.error_msg = std::move(message);
+  return out;
+}
+
+/// Why a trial child ended without a result.
+TrialOutcome child_failure(int status) {
+  if (WIFEXITED(status)) {
+    return outcome_of(
+        MeasureErrorNo::kRuntimeDevice,
+        fmt::format("the kernel exited the process (status {})", WEXITSTATUS(status)));
+  }
+  return outcome_of(MeasureErrorNo::kRuntimeDevice, describe_wait_status(status));
+}
+
+/// Runs `trial` in a forked child that reports its outcome through a pipe; the child is
+/// killed when it runs past `timeout_s`.
+TrialOutcome run_forked(const std::function<TrialOutcome()>& trial, double timeout_s) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return outcome_of(MeasureErrorNo::kUnknownError, "the kernel worker cannot create a pipe");
+  }
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return outcome_of(MeasureErrorNo::kUnknownError, "the kernel worker cannot fork");
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(120);
+    ::close(fds[0]);
+    LineChannel out(-1, fds[1]);
+    (void)out.write_line(outcome_to_json(trial()).dump());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  LineChannel in(fds[0], -1);
+  std::string line;
+  const LineChannel::Read read = in.read_line(line, timeout_s);
+  if (read == LineChannel::Read::kTimeout) ::kill(pid, SIGKILL);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (read == LineChannel::Read::kTimeout) {
+    return outcome_of(MeasureErrorNo::kRunTimeout,
+                      fmt::format("ran past the {} s timeout", timeout_s));
+  }
+  if (read == LineChannel::Read::kLine) {
+    auto parsed = outcome_from_json(nlohmann::json::parse(line, nullptr, false));
+    if (parsed) return std::move(*parsed);
+  }
+  return child_failure(status);
+}
+
+class Worker {
+ public:
+  explicit Worker(LineChannel channel) : channel_(std::move(channel)) {}
+
+  int serve() {
+    std::string line;
+    while (channel_.read_line(line, -1.0) == LineChannel::Read::kLine) {
+      const nlohmann::json message = nlohmann::json::parse(line, nullptr, false);
+      if (!message.is_object()) return 2;
+      const std::string op = message.value("op", "");
+      nlohmann::json reply;
+      if (op == "init") {
+        reply = init(message);
+      } else if (op == "trial") {
+        reply = outcome_to_json(trial(message));
+      } else {
+        return 2;
+      }
+      if (!channel_.write_line(reply.dump()).is_ok()) return 2;
+    }
+    return 0;
+  }
+
+ private:
+  nlohmann::json init(const nlohmann::json& message) {
+    auto language = kernel_language_from_string(message.value("language", "c++"));
+    if (!language) return {{"ok", false}, {"error", language.status().message()}};
+    auto problem = problem_from_json(message.value("problem", nlohmann::json()));
+    if (!problem) return {{"ok", false}, {"error", problem.status().message()}};
+    timing_ = timing_from_json(message.value("timing", nlohmann::json::object()));
+    entry_ = message.value("entry", "");
+    auto session =
+        KernelSession::create(*language, *problem, timing_,
+                              verify_from_json(message.value("verify", nlohmann::json::object())),
+                              /*shared_reference=*/true);
+    if (!session) return {{"ok", false}, {"error", session.status().message()}};
+    session_ = std::move(*session);
+    if (message.contains("reference")) {
+      const nlohmann::json& ref = message["reference"];
+      TrialOutcome out = run([&](bool restore) {
+        return session_->reference_trial(ref.value("artifact", ""), ref.value("entry", entry_),
+                                         ref.value("params", nlohmann::json::object()), restore);
+      });
+      if (!out.captured) {
+        return {{"ok", false}, {"error", "the reference kernel failed: " + out.result.error_msg}};
+      }
+      session_->mark_reference();
+    }
+    return {{"ok", true}, {"fork", session_->fork_per_trial()}};
+  }
+
+  TrialOutcome trial(const nlohmann::json& message) {
+    if (!session_) return outcome_of(MeasureErrorNo::kUnknownError, "trial before init");
+    const std::string artifact = message.value("artifact", "");
+    const nlohmann::json params = message.value("params", nlohmann::json::object());
+    TrialOutcome out =
+        run([&](bool restore) { return session_->trial(artifact, entry_, params, restore); });
+    if (out.captured) session_->mark_reference();
+    return out;
+  }
+
+  /// Runs `body` in a forked child (copy-on-write pristine memory) or here (restoring inputs).
+  TrialOutcome run(const std::function<TrialOutcome(bool)>& body) {
+    if (!session_->fork_per_trial()) return body(/*restore=*/true);
+    return run_forked([&] { return body(/*restore=*/false); }, timing_.timeout_s);
+  }
+
+  LineChannel channel_;
+  std::unique_ptr<KernelSession> session_;
+  KernelTiming timing_;
+  std::string entry_;
+};
+
+}  // namespace
+
+int run_kernel_worker(int in_fd, int out_fd) {
+  Worker worker{LineChannel(in_fd, out_fd)};
+  return worker.serve();
+}
+
+}  // namespace tunekit::measure
