@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   register_simulate_command(app);
   register_log_command(app);
   register_space_command(app);
+  register_tune_kernel_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,56 @@
+// tune_kernel: tunes one kernel spec end to end (builder, runner, strategy, log, resume) and
+// returns the best configuration, every trial and why the run stopped.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "tunekit/core/status.hpp"
+#include "tunekit/kernel/kernel_spec.hpp"
+#include "tunekit/search/tuner.hpp"
+
+namespace tunekit {
+
+/// Options of tune_kernel beyond the spec (override spec fields by editing the KernelSpec).
+struct KernelTuneOptions {
+  /// AutoTVM progress bar (search/tuner.hpp progress_bar) written here; null = quiet.
+  std::FILE* progress = nullptr;
+  /// Load the log's records of this task first: they are neither measured nor proposed again
+  /// and count toward the trial budget.
+  bool resume = true;
+  /// Called after every batch, after the log was written.
+  std::vector<TuneCallback> callbacks;
+};
+
+/// The outcome of tune_kernel.
+struct KernelTuneResult {
+  /// The tuned task; the configurations of `trials` and `best` point into its space.
+  std::shared_ptr<const Task> task;
+  /// Every trial of the task: the log's first (resumed), then this run's, in measurement order.
+  std::vector<Trial> trials;
+  /// Trials read from the log (the first `resumed` of `trials`).
+  std::size_t resumed = 0;
+  /// The best successful trial (resumed ones included); nullopt when every trial failed.
+  std::optional<Trial> best;
+  /// Why the run stopped (kTrialCount also when the log already held the budget).
+  StopReason stop_reason = StopReason::kTrialCount;
+  /// Wall seconds of this run.
+  double wall_s = 0.0;
+};
+
+/// Tunes `spec`: the Task of make_kernel_task, make_kernel_builder(spec.source, spec.build),
+/// the reference built first when the spec names one (a configuration or a kernel), then
+/// make_kernel_runner with the spec's isolation, timing and verification; the spec's strategy
+/// and seed; records appended to spec.log_path (its directory created); resume from it.
+/// Budget: spec.budget.trials (default kDefaultKernelTrials) counts the log's trials of the task
+/// too, seconds and early stopping count this run only; the run also ends when the strategy
+/// has proposed every valid configuration.
+/// Errors: those of make_kernel_builder / make_kernel_runner / make_strategy; kCompileError
+///   naming the reference when it does not build; resume_from_log's (a log written for another
+///   definition of the space: kInvalidArgument naming the log). Failed configurations are
+///   trials, not errors.
+Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneOptions& options);
+
+}  // namespace tunekit

@@ -1,0 +1,138 @@
+// tune_kernel: the measurement setup of a kernel spec (reference, builder, runner), the tuner
+// with its strategy, resume from the log and the tuning loop.
+#include "tunekit/kernel/tune_kernel.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "tunekit/kernel/kernel_task.hpp"
+#include "tunekit/measure/kernel_build.hpp"
+#include "tunekit/measure/kernel_runner.hpp"
+#include "tunekit/records/record_store.hpp"
+#include "tunekit/search/strategy.hpp"
+
+namespace tunekit {
+
+namespace {
+
+/// Builds one input with `builder`; an error naming `what` when it fails.
+Expected<std::string> build_one(Builder& builder, const MeasureInput& input,
+                                const std::string& what) {
+  const std::vector<BuildResult> built = builder.build(std::span(&input, 1));
+  if (built.empty() || built[0].error_no != MeasureErrorNo::kNoError) {
+    const std::string why = built.empty() ? "no result" : built[0].error_msg;
+    return Status(StatusCode::kCompileError, fmt::format("{} does not build: {}", what, why));
+  }
+  return built[0].artifact;
+}
+
+/// The built reference of the spec's verification rule ("" when it needs none).
+Expected<std::string> build_reference(const KernelSpec& spec,
+                                      const std::shared_ptr<const Task>& task, Builder& builder) {
+  const VerifyRule& rule = spec.verify;
+  if (rule.reference == VerifyRule::Reference::kConfig) {
+    nlohmann::json entity = nlohmann::json::array();
+    for (const Knob& k : spec.space->knobs()) {
+      entity.push_back({k.name, "ot", rule.reference_params.at(k.name)});
+    }
+    auto config = spec.space->from_entity_json(entity);
+    if (!config) return config.status();
+    return build_one(builder, MeasureInput{task, *config},
+                     "the reference configuration " + config->to_string());
+  }
+  if (rule.reference == VerifyRule::Reference::kKernel) {
+    auto ref_builder = make_kernel_builder(rule.reference_source, spec.build);
+    if (!ref_builder) return ref_builder.status();
+    return build_one(**ref_builder, MeasureInput{task, Config()},
+                     "the reference kernel " + rule.reference_source.path);
+  }
+  return std::string();
+}
+
+/// Builder and runner of the spec.
+Expected<MeasureOptions> make_measure(const KernelSpec& spec,
+                                      const std::shared_ptr<const Task>& task) {
+  auto builder = make_kernel_builder(spec.source, spec.build);
+  if (!builder) return builder.status();
+  auto reference = build_reference(spec, task, **builder);
+  if (!reference) return reference.status();
+  RunnerOptions ro;
+  ro.isolation = spec.isolation;
+  ro.timing = spec.timing;
+  ro.verify = spec.verify;
+  ro.reference_artifact = *reference;
+  auto runner = make_kernel_runner(spec.source, spec.problem, ro);
+  if (!runner) return runner.status();
+  MeasureOptions measure;
+  measure.builder = *builder;
+  measure.runner = *runner;
+  return measure;
+}
+
+/// Loads the log's trials of the task into `tuner`; 0 when the log does not exist yet.
+Expected<std::size_t> resume(Tuner& tuner, const std::string& log_path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(log_path, ec)) return std::size_t{0};
+  return resume_from_log(tuner, log_path);
+}
+
+TuneOptions tune_options(const KernelSpec& spec, const KernelTuneOptions& options,
+                         MeasureOptions measure, std::size_t resumed) {
+  TuneOptions to;
+  const std::size_t budget = spec.budget.trials.value_or(kDefaultKernelTrials);
+  to.n_trial = budget > resumed ? budget - resumed : 0;
+  to.measure = std::move(measure);
+  to.early_stopping = spec.budget.early_stopping;
+  to.time_budget_s = spec.budget.seconds;
+  to.callbacks.push_back(log_to_file(spec.log_path));
+  if (options.progress != nullptr && to.n_trial > 0) {
+    to.callbacks.push_back(
+        progress_bar(to.n_trial, fmt::format("[{}] ", spec.source.name), "G", options.progress));
+  }
+  for (const TuneCallback& cb : options.callbacks) to.callbacks.push_back(cb);
+  return to;
+}
+
+}  // namespace
+
+Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  KernelTuneResult result;
+  result.task = make_kernel_task(spec);
+  auto strategy = make_strategy(spec.strategy, spec.strategy_settings);
+  if (!strategy) return strategy.status();
+  std::optional<Tuner> tuner;
+  try {
+    tuner.emplace(result.task, std::move(*strategy), spec.seed);
+  } catch (const Error& e) {
+    return e.status();
+  }
+  if (options.resume) {
+    auto resumed = resume(*tuner, spec.log_path);
+    if (!resumed) return resumed.status();
+    // Unique configurations (a log may hold one twice).
+    result.resumed = tuner->trials().size();
+  }
+  const std::filesystem::path parent = std::filesystem::path(spec.log_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  const std::size_t budget = spec.budget.trials.value_or(kDefaultKernelTrials);
+  if (result.resumed < budget) {
+    auto measure = make_measure(spec, result.task);
+    if (!measure) return measure.status();
+    {
+      // The options hold the progress bar, which prints " Done." when they go away.
+      const TuneOptions to = tune_options(spec, options, std::move(*measure), result.resumed);
+      result.stop_reason = tuner->tune(to);
+    }
+  }
+  result.trials = tuner->trials();
+  if (tuner->has_best()) result.best = tuner->best();
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace tunekit

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# End to end `tunekit tune-kernel` on a space holding a segfaulting, a hanging and a wrong
+# configuration (tests/data/kernels/bad_space): the run finishes, reports the three with their
+# reasons, returns the best of the others; a second run measures nothing new (resume); `tunekit
+# log best` reads the log; bad specs and options fail with one line.
+set -uo pipefail
+source "$(dirname "$(realpath "$0")")/harness.sh"
+TK="$(realpath "$1")"; SRC="$(realpath "$2")"
+work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+cd "$work"
+export TUNEKIT_CACHE_DIR="$work/cache"
+SPEC="$SRC/tests/data/kernels/bad_space/bad_space.json"
+lines() { wc -l <"$1" | tr -d ' '; }
+
+# --- First run: every configuration measured, the three failures named with their reasons. ------
+expect_ok first-run "$TK" tune-kernel "$SPEC" --log "$work/bad.log.json"
+grep -q "VARIANT=2: RUNTIME_DEVICE: killed by SIGSEGV (segmentation fault)" out.txt && pass \
+  || { fail "the segfault is not reported"; cat out.txt; }
+grep -q "VARIANT=3: RUN_TIMEOUT: ran past the 1 s timeout" out.txt && pass \
+  || { fail "the hang is not reported"; cat out.txt; }
+grep -q "VARIANT=4: WRONG_ANSWER: output 'y' element 17" out.txt && pass \
+  || { fail "the wrong answer is not reported"; cat out.txt; }
+grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || { fail "no good best"; cat out.txt; }
+grep -q "Failed configurations (3):" out.txt && pass || fail "not exactly 3 failures listed"
+grep -q "6 trial(s): 6 measured now, 0 from the log; 3 failed" out.txt && pass \
+  || { fail "first run summary"; cat out.txt; }
+grep -q "Current/Best:" out.txt && pass || fail "no AutoTVM progress line"
+check "one record per configuration" [ "$(lines bad.log.json)" -eq 6 ]
+
+# --- Second run: resumed from the log, nothing measured again. ---------------------------------
+expect_ok second-run "$TK" tune-kernel "$SPEC" --log "$work/bad.log.json"
+grep -q "6 trial(s): 0 measured now, 6 from the log" out.txt && pass \
+  || { fail "the second run measured again"; cat out.txt; }
+grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || fail "second run: no best"
+check "nothing appended" [ "$(lines bad.log.json)" -eq 6 ]
+
+# --- tunekit log best / show on the log written. -----------------------------------------------
+expect_ok log-best "$TK" log best bad.log.json -o best.log.json
+grep -q "1 best records from 6 records" out.txt && pass || { fail "log best"; cat out.txt; }
+grep -qE '"entity": \[\["VARIANT", "ot", (0|1|5)\]\]' best.log.json && pass \
+  || { fail "log best kept a failed config"; cat best.log.json; }
+expect_ok log-show "$TK" log show --top 1 bad.log.json
+
+# --- Errors: one line naming the file and the field. -------------------------------------------
+sed 's/"size": "n", "fill": "random"/"size": "n*q", "fill": "random"/' "$SPEC" >typo.json
+cp "$SRC/tests/data/kernels/bad_space/bad_space.cpp" .
+expect_fail unknown-name 1 "typo.json: arguments[1].size: unknown name 'q' in 'n*q'" \
+  "$TK" tune-kernel typo.json
+expect_fail missing-spec 1 "cannot open kernel spec 'nope.json'" "$TK" tune-kernel nope.json
+expect_fail bad-isolation 2 "--isolation" "$TK" tune-kernel "$SPEC" --isolation thread
+expect_fail bad-strategy 2 "magic" "$TK" tune-kernel "$SPEC" --strategy magic
+
+echo "tune-kernel CLI: $passes passed, $fails failed"
+[ "$fails" -eq 0 ]

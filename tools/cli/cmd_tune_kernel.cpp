@@ -1,0 +1,205 @@
+// `tunekit tune-kernel SPEC.json`: tunes a C/C++ (or OpenCL/CUDA) kernel described by a JSON
+// spec, with AutoTVM's progress line, and prints the top configurations and the failed ones.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "table.hpp"
+#include "tunekit/core/stats.hpp"
+#include "tunekit/kernel/kernel_spec.hpp"
+#include "tunekit/kernel/tune_kernel.hpp"
+#include "tunekit/search/strategy.hpp"
+
+namespace {
+
+using tunekit::Trial;
+using tunekit::cli::CommandFailure;
+
+struct TuneKernelArgs {
+  std::string spec;
+  std::optional<std::size_t> budget;
+  std::optional<double> seconds;
+  std::optional<std::string> strategy;
+  std::optional<std::string> log;
+  std::optional<std::uint64_t> seed;
+  std::optional<std::string> isolation;
+  std::optional<double> timeout_s;
+  std::optional<int> n_parallel;
+  std::size_t top = 10;
+  bool no_resume = false;
+  bool quiet = false;
+};
+
+/// The spec with the command-line overrides applied.
+tunekit::KernelSpec load_spec(const TuneKernelArgs& a) {
+  auto spec = tunekit::load_kernel_spec(a.spec);
+  if (!spec) throw CommandFailure{tunekit::cli::kExitFailure, spec.status().message()};
+  if (a.budget) spec->budget.trials = *a.budget;
+  if (a.seconds) spec->budget.seconds = *a.seconds;
+  if (a.strategy) {
+    spec->strategy = *a.strategy;
+    spec->strategy_settings = nlohmann::json::object();
+    auto probe = tunekit::make_strategy(spec->strategy, spec->strategy_settings);
+    if (!probe) throw CommandFailure{tunekit::cli::kExitUsage, probe.status().message()};
+  }
+  if (a.log) spec->log_path = *a.log;
+  if (a.seed) spec->seed = spec->problem.seed = *a.seed;
+  if (a.isolation) spec->isolation = tunekit::isolation_from_string(*a.isolation).value();
+  if (a.timeout_s) spec->timing.timeout_s = *a.timeout_s;
+  if (a.n_parallel) spec->build.n_parallel = *a.n_parallel;
+  return *std::move(spec);
+}
+
+/// A knob's value as a table cell: strings without quotes, other JSON as written.
+std::string cell_of(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+/// Mean, median, min (ms) and dispersion (std/mean, %) of a trial's costs.
+struct CostSummary {
+  double mean_ms = 0, median_ms = 0, min_ms = 0, dispersion_pct = 0;
+};
+
+CostSummary summarize(const Trial& t) {
+  tunekit::Welford w;
+  for (double c : t.result.costs_s) w.add(c * 1e3);
+  std::vector<double> ms;
+  for (double c : t.result.costs_s) ms.push_back(c * 1e3);
+  const double median = tunekit::median(ms);
+  return {w.mean(), median, w.min(), w.mean() > 0 ? 100.0 * w.stddev() / w.mean() : 0.0};
+}
+
+void print_top(const tunekit::KernelTuneResult& r, std::size_t top) {
+  std::vector<const Trial*> ok;
+  for (const Trial& t : r.trials) {
+    if (t.result.ok()) ok.push_back(&t);
+  }
+  std::stable_sort(ok.begin(), ok.end(), [](const Trial* a, const Trial* b) {
+    return a->result.mean_cost_s() < b->result.mean_cost_s();
+  });
+  if (ok.size() > top) ok.resize(top);
+  const tunekit::ConfigSpace& space = *r.task->space;
+  std::vector<std::string> header = {"rank"};
+  std::vector<bool> right = {true};
+  for (const tunekit::Knob& k : space.knobs()) {
+    header.push_back(k.name);
+    right.push_back(true);
+  }
+  for (const char* h : {"mean ms", "median ms", "min ms", "dispersion", "GFLOP/s"}) {
+    header.emplace_back(h);
+    right.push_back(true);
+  }
+  tunekit::cli::Table table(std::move(header), std::move(right));
+  for (std::size_t i = 0; i < ok.size(); ++i) {
+    std::vector<std::string> row = {std::to_string(i + 1)};
+    for (const tunekit::Knob& k : space.knobs()) row.push_back(cell_of(ok[i]->config[k.name]));
+    const CostSummary s = summarize(*ok[i]);
+    row.push_back(fmt::format("{:.4f}", s.mean_ms));
+    row.push_back(fmt::format("{:.4f}", s.median_ms));
+    row.push_back(fmt::format("{:.4f}", s.min_ms));
+    row.push_back(fmt::format("{:.1f}%", s.dispersion_pct));
+    row.push_back(r.task->flop > 0 ? fmt::format("{:.2f}", r.task->flop / s.mean_ms / 1e6) : "-");
+    table.add_row(std::move(row));
+  }
+  std::printf("\nTop %zu configuration(s) of %s (mean of %s):\n%s", ok.size(), r.task->name.c_str(),
+              "the repeats", table.render().c_str());
+}
+
+void print_failed(const tunekit::KernelTuneResult& r) {
+  std::vector<const Trial*> failed;
+  for (std::size_t i = 0; i < r.trials.size(); ++i) {
+    if (!r.trials[i].result.ok()) failed.push_back(&r.trials[i]);
+  }
+  if (failed.empty()) return;
+  std::printf("\nFailed configurations (%zu):\n", failed.size());
+  for (const Trial* t : failed) {
+    const std::string why = t->result.error_msg.empty() ? "(read from the log; reason not logged)"
+                                                        : t->result.error_msg;
+    std::printf("  %s: %s: %s\n", t->config.to_string().c_str(),
+                std::string(tunekit::to_string(t->result.error_no)).c_str(), why.c_str());
+  }
+}
+
+void print_header(const tunekit::KernelSpec& spec) {
+  std::printf("tune-kernel %s: %s (%s), %llu configurations, strategy %s, %s, log %s\n",
+              spec.source.name.c_str(), spec.source.path.c_str(),
+              std::string(tunekit::to_string(spec.source.language)).c_str(),
+              static_cast<unsigned long long>(spec.space->range_length()), spec.strategy.c_str(),
+              spec.isolation == tunekit::Isolation::kProcess ? "isolated" : "in-process",
+              spec.log_path.c_str());
+  std::fflush(stdout);
+}
+
+void print_summary(const tunekit::KernelTuneResult& r) {
+  std::size_t failed = 0;
+  for (const Trial& t : r.trials) failed += t.result.ok() ? 0 : 1;
+  std::printf(
+      "%zu trial(s): %zu measured now, %zu from the log; %zu failed; stopped: %s; "
+      "%.1f s\n",
+      r.trials.size(), r.trials.size() - r.resumed, r.resumed, failed,
+      std::string(tunekit::to_string(r.stop_reason)).c_str(), r.wall_s);
+}
+
+void run(const TuneKernelArgs& a) {
+  const tunekit::KernelSpec spec = load_spec(a);
+  if (!a.quiet) print_header(spec);
+  tunekit::KernelTuneOptions options;
+  options.progress = a.quiet ? nullptr : stdout;
+  options.resume = !a.no_resume;
+  auto result = tunekit::tune_kernel(spec, options);
+  if (!result) throw CommandFailure{tunekit::cli::kExitFailure, result.status().message()};
+  print_summary(*result);
+  if (a.top > 0) print_top(*result, a.top);
+  print_failed(*result);
+  if (!result->best) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("{}: no configuration ran successfully ({} tried)",
+                                     spec.source.name, result->trials.size())};
+  }
+  const Trial& best = *result->best;
+  std::printf("\nbest: %s  %.4f ms", best.config.to_string().c_str(),
+              best.result.mean_cost_s() * 1e3);
+  if (result->task->flop > 0) {
+    std::printf("  %.2f GFLOP/s", result->task->flop / best.result.mean_cost_s() / 1e9);
+  }
+  std::printf("\nlog: %s\n", spec.log_path.c_str());
+}
+
+}  // namespace
+
+void register_tune_kernel_command(CLI::App& app) {
+  auto a = std::make_shared<TuneKernelArgs>();
+  auto* cmd = app.add_subcommand(
+      "tune-kernel", "Tune a kernel described by a JSON spec (docs/kernels.md); resumes its log");
+  cmd->add_option("spec", a->spec, "Kernel spec (JSON)")->required();
+  cmd->add_option("--budget", a->budget,
+                  "Trials of this task in the log to reach (earlier runs count; overrides "
+                  "budget.trials)")
+      ->check(tunekit::cli::positive_integer());
+  cmd->add_option("--seconds", a->seconds, "Wall-time budget of this run in seconds")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--strategy", a->strategy,
+                  "Search strategy (auto, grid, random, ga, sa, xgb, ...; drops the spec's "
+                  "strategy_settings)");
+  cmd->add_option("--log", a->log, "Tuning log (JSON lines) instead of the spec's");
+  cmd->add_option("--seed", a->seed, "Seed of the strategy and of random fills")
+      ->check(tunekit::cli::seed_number());
+  cmd->add_option("--isolation", a->isolation, "process or in-process")
+      ->check(CLI::IsMember({"process", "in-process"}));
+  cmd->add_option("--timeout", a->timeout_s, "Seconds a trial may run (timing.timeout)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--n-parallel", a->n_parallel, "Configurations built at once (0 = CPUs)")
+      ->check(tunekit::cli::non_negative_integer());
+  cmd->add_option("--top", a->top, "Configurations in the final table (default 10; 0 = none)")
+      ->check(tunekit::cli::non_negative_integer());
+  cmd->add_flag("--no-resume", a->no_resume,
+                "Measure again configurations the log already holds (the log is appended to)");
+  cmd->add_flag("-q,--quiet", a->quiet, "No header and no progress line");
+  cmd->callback([a] { run(*a); });
+}
