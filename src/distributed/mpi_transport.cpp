@@ -92,7 +92,60 @@ class MpiTransport final : public Transport {
     return out;
   }
 
+  Status send(int dest, int tag, const std::string& data) override {
+    if (dest < 0 || dest >= size_) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          "MPI: no rank " + std::to_string(dest) + " (ranks 0.." + std::to_string(size_ - 1) + ")");
+    }
+    if (data.size() > static_cast<std::size_t>(INT_MAX)) {
+      return Status(StatusCode::kRuntimeError, "MPI: message of more than 2 GiB");
+    }
+    if (int rc = MPI_Send(data.data(), static_cast<int>(data.size()), MPI_CHAR, dest, tag,
+                          MPI_COMM_WORLD);
+        rc != MPI_SUCCESS) {
+      return mpi_error("MPI_Send", rc);
+    }
+    return Status::ok();
+  }
+
+  Expected<std::optional<Message>> try_receive() override {
+    int flag = 0;
+    MPI_Status status;
+    if (int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+        rc != MPI_SUCCESS) {
+      return mpi_error("MPI_Iprobe", rc);
+    }
+    if (!flag) return std::optional<Message>{};
+    auto message = receive_probed(status);
+    if (!message) return message.status();
+    return std::optional<Message>(std::move(*message));
+  }
+
+  Expected<Message> receive() override {
+    MPI_Status status;
+    if (int rc = MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &status);
+        rc != MPI_SUCCESS) {
+      return mpi_error("MPI_Probe", rc);
+    }
+    return receive_probed(status);
+  }
+
  private:
+  // Receives the message a probe found (its source and tag, so no other message is taken).
+  static Expected<Message> receive_probed(const MPI_Status& probed) {
+    int count = 0;
+    MPI_Get_count(&probed, MPI_CHAR, &count);
+    Message message{probed.MPI_SOURCE, probed.MPI_TAG,
+                    std::string(static_cast<std::size_t>(count), '\0')};
+    if (int rc = MPI_Recv(message.data.data(), count, MPI_CHAR, probed.MPI_SOURCE, probed.MPI_TAG,
+                          MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        rc != MPI_SUCCESS) {
+      return mpi_error("MPI_Recv", rc);
+    }
+    return message;
+  }
+
   bool owns_;
   int rank_ = 0;
   int size_ = 1;

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,15 @@
 
 namespace tunekit::distributed {
 
-/// The collective operations offline tuning needs. Every rank calls them in the same order.
+/// One point-to-point message.
+struct Message {
+  int source = 0;  ///< sending rank
+  int tag = 0;     ///< the sender's tag (>= 0)
+  std::string data;
+};
+
+/// The operations distributed tuning needs: collectives (every rank calls them in the same
+/// order) for offline tuning, point-to-point messages for remote measurement.
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -28,6 +37,15 @@ class Transport {
   /// Collects every rank's `mine` on rank 0 (index = rank); other ranks get an empty vector.
   /// Errors: kRuntimeError from the transport.
   virtual Expected<std::vector<std::string>> gather(const std::string& mine) = 0;
+  /// Sends `data` to rank `dest` with `tag` (>= 0); returns once `data` may be reused.
+  /// Errors: kInvalidArgument for a rank outside 0..size()-1; kRuntimeError from the transport.
+  virtual Status send(int dest, int tag, const std::string& data) = 0;
+  /// The next message from any rank when one has arrived, else nullopt; never blocks.
+  /// Errors: kRuntimeError from the transport.
+  virtual Expected<std::optional<Message>> try_receive() = 0;
+  /// Waits for the next message from any rank.
+  /// Errors: kRuntimeError from the transport.
+  virtual Expected<Message> receive() = 0;
 };
 
 /// Whether this build has MPI support (TUNEKIT_WITH_MPI and OpenMPI found).
