@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <climits>
+#include <cstdlib>
 #endif
 
 namespace tunekit::distributed {
@@ -129,6 +130,11 @@ class MpiTransport final : public Transport {
       return mpi_error("MPI_Probe", rc);
     }
     return receive_probed(status);
+  }
+
+  [[noreturn]] void abort(int code) override {
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
   }
 
  private:

@@ -52,9 +52,10 @@ Expected<std::string> build_reference(const KernelSpec& spec,
   return std::string();
 }
 
-/// Builder and runner of the spec.
-Expected<MeasureOptions> make_measure(const KernelSpec& spec,
-                                      const std::shared_ptr<const Task>& task) {
+}  // namespace
+
+Expected<MeasureOptions> make_kernel_measure(const KernelSpec& spec,
+                                             const std::shared_ptr<const Task>& task) {
   auto builder = make_kernel_builder(spec.source, spec.build);
   if (!builder) return builder.status();
   auto reference = build_reference(spec, task, **builder);
@@ -71,6 +72,8 @@ Expected<MeasureOptions> make_measure(const KernelSpec& spec,
   measure.runner = *runner;
   return measure;
 }
+
+namespace {
 
 /// Loads the log's trials of the task into `tuner`; 0 when the log does not exist yet.
 Expected<std::size_t> resume(Tuner& tuner, const std::string& log_path) {
@@ -121,7 +124,8 @@ Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneO
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   const std::size_t budget = spec.budget.trials.value_or(kDefaultKernelTrials);
   if (result.resumed < budget) {
-    auto measure = make_measure(spec, result.task);
+    Expected<MeasureOptions> measure = MeasureOptions{nullptr, options.runner};
+    if (!options.runner) measure = make_kernel_measure(spec, result.task);
     if (!measure) return measure.status();
     {
       // The options hold the progress bar, which prints " Done." when they go away.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "commands.hpp"
 #include "table.hpp"
 #include "tunekit/core/stats.hpp"
+#include "tunekit/distributed/remote_kernel.hpp"
 #include "tunekit/kernel/kernel_spec.hpp"
 #include "tunekit/kernel/tune_kernel.hpp"
 #include "tunekit/search/strategy.hpp"
@@ -34,6 +36,7 @@ struct TuneKernelArgs {
   std::size_t top = 10;
   bool no_resume = false;
   bool quiet = false;
+  bool distributed = false;
 };
 
 /// The spec with the command-line overrides applied.
@@ -146,29 +149,99 @@ void print_summary(const tunekit::KernelTuneResult& r) {
       std::string(tunekit::to_string(r.stop_reason)).c_str(), r.wall_s);
 }
 
+/// Prints the ranks that failed during a distributed run.
+void print_rank_failures(const tunekit::distributed::RemoteRunner& runner) {
+  for (const auto& f : runner.failures()) {
+    std::printf("rank %d failed: %s (its trials were measured by the other ranks)\n", f.rank,
+                f.reason.c_str());
+  }
+}
+
+/// The MPI transport of a distributed run, refusing a single rank.
+std::unique_ptr<tunekit::distributed::Transport> open_transport() {
+  auto transport = tunekit::distributed::make_mpi_transport();
+  if (!transport) throw CommandFailure{tunekit::cli::kExitFailure, transport.status().message()};
+  if ((*transport)->size() < 2) {
+    throw CommandFailure{tunekit::cli::kExitUsage,
+                         "tune-kernel --distributed needs at least 2 MPI ranks (rank 0 searches, "
+                         "the others build and run): mpirun -n 3 tunekit tune-kernel ..."};
+  }
+  return std::move(transport).value();
+}
+
+/// Rank 0 of a distributed run: tunes with the other ranks measuring (`runner`).
+tunekit::KernelTuneResult tune_remotely(
+    const tunekit::KernelSpec& spec, tunekit::KernelTuneOptions options,
+    const std::shared_ptr<tunekit::distributed::RemoteRunner>& runner) {
+  options.runner = runner;
+  auto result = tunekit::tune_kernel(spec, options);
+  runner->stop();
+  print_rank_failures(*runner);
+  if (!result) throw CommandFailure{tunekit::cli::kExitFailure, result.status().message()};
+  return *std::move(result);
+}
+
+/// Prints what a finished run found; throws when no configuration ran.
+void report(const tunekit::KernelSpec& spec, const tunekit::KernelTuneResult& result,
+            std::size_t top) {
+  print_summary(result);
+  if (top > 0) print_top(result, top);
+  print_failed(result);
+  if (!result.best) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("{}: no configuration ran successfully ({} tried)",
+                                     spec.source.name, result.trials.size())};
+  }
+  const Trial& best = *result.best;
+  std::printf("\nbest: %s  %.4f ms", best.config.to_string().c_str(),
+              best.result.mean_cost_s() * 1e3);
+  if (result.task->flop > 0) {
+    std::printf("  %.2f GFLOP/s", result.task->flop / best.result.mean_cost_s() / 1e9);
+  }
+  std::printf("\nlog: %s\n", spec.log_path.c_str());
+}
+
+/// `--distributed`: worker ranks serve trials until rank 0 stops them; rank 0 tunes and reports.
+/// A rank that stopped answering never reaches MPI_Finalize, so then the job ends by MPI_Abort
+/// after the report.
+void run_distributed(const tunekit::KernelSpec& spec, const TuneKernelArgs& a,
+                     const tunekit::KernelTuneOptions& options) {
+  namespace td = tunekit::distributed;
+  const auto transport = open_transport();
+  if (transport->rank() != 0) {
+    const auto served = td::serve_remote_trials(*transport, td::local_kernel_measure(spec));
+    if (!served.is_ok()) throw CommandFailure{tunekit::cli::kExitFailure, served.message()};
+    return;
+  }
+  if (!a.quiet) print_header(spec);
+  auto runner = std::make_shared<td::RemoteRunner>(*transport, td::remote_reply_timeout_s(spec));
+  int code = 0;
+  try {
+    report(spec, tune_remotely(spec, options, runner), a.top);
+  } catch (const CommandFailure& failure) {
+    if (!runner->has_silent_rank()) throw;
+    std::fprintf(stderr, "%s\n", failure.message.c_str());
+    code = failure.code;
+  }
+  if (runner->has_silent_rank()) {
+    std::fflush(nullptr);
+    transport->abort(code);
+  }
+}
+
 void run(const TuneKernelArgs& a) {
   const tunekit::KernelSpec spec = load_spec(a);
-  if (!a.quiet) print_header(spec);
   tunekit::KernelTuneOptions options;
   options.progress = a.quiet ? nullptr : stdout;
   options.resume = !a.no_resume;
+  if (a.distributed) {
+    run_distributed(spec, a, options);
+    return;
+  }
+  if (!a.quiet) print_header(spec);
   auto result = tunekit::tune_kernel(spec, options);
   if (!result) throw CommandFailure{tunekit::cli::kExitFailure, result.status().message()};
-  print_summary(*result);
-  if (a.top > 0) print_top(*result, a.top);
-  print_failed(*result);
-  if (!result->best) {
-    throw CommandFailure{tunekit::cli::kExitFailure,
-                         fmt::format("{}: no configuration ran successfully ({} tried)",
-                                     spec.source.name, result->trials.size())};
-  }
-  const Trial& best = *result->best;
-  std::printf("\nbest: %s  %.4f ms", best.config.to_string().c_str(),
-              best.result.mean_cost_s() * 1e3);
-  if (result->task->flop > 0) {
-    std::printf("  %.2f GFLOP/s", result->task->flop / best.result.mean_cost_s() / 1e9);
-  }
-  std::printf("\nlog: %s\n", spec.log_path.c_str());
+  report(spec, *result, a.top);
 }
 
 }  // namespace
@@ -201,5 +274,8 @@ void register_tune_kernel_command(CLI::App& app) {
   cmd->add_flag("--no-resume", a->no_resume,
                 "Measure again configurations the log already holds (the log is appended to)");
   cmd->add_flag("-q,--quiet", a->quiet, "No header and no progress line");
+  cmd->add_flag("--distributed", a->distributed,
+                "Under mpirun: rank 0 searches, the other ranks build and run the configurations "
+                "(AutoTVM's RPC runner over MPI)");
   cmd->callback([a] { run(*a); });
 }

@@ -46,6 +46,9 @@ class Transport {
   /// Waits for the next message from any rank.
   /// Errors: kRuntimeError from the transport.
   virtual Expected<Message> receive() = 0;
+  /// Ends every rank's process with `code` (MPI_Abort), for when a rank stopped answering and
+  /// a collective finalisation would wait for it forever.
+  [[noreturn]] virtual void abort(int code) = 0;
 };
 
 /// Whether this build has MPI support (TUNEKIT_WITH_MPI and OpenMPI found).

@@ -22,6 +22,9 @@ struct KernelTuneOptions {
   bool resume = true;
   /// Called after every batch, after the log was written.
   std::vector<TuneCallback> callbacks;
+  /// Measures the configurations instead of the spec's builder and runner (e.g. a
+  /// distributed::RemoteRunner whose ranks build, verify and run); null = the spec's.
+  std::shared_ptr<Runner> runner;
 };
 
 /// The outcome of tune_kernel.
@@ -52,5 +55,11 @@ struct KernelTuneResult {
 ///   definition of the space: kInvalidArgument naming the log). Failed configurations are
 ///   trials, not errors.
 Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneOptions& options);
+
+/// The spec's builder and runner for `task` (make_kernel_task(spec)), with the verification
+/// reference built first when the spec names one: what tune_kernel measures with.
+/// Errors: as tune_kernel's setup (builder, reference, runner).
+Expected<MeasureOptions> make_kernel_measure(const KernelSpec& spec,
+                                             const std::shared_ptr<const Task>& task);
 
 }  // namespace tunekit
