@@ -66,15 +66,16 @@ def run_metaschedule(n, trials, threads, work_dir, repeat, timeout_s):
     sch = ms.tir_integration.compile_tir(database, mod, target)
     if sch is None:
         raise RuntimeError("MetaSchedule found no valid schedule")
-    rt = tvm.compile(sch.mod, target=target)
+    rt = tvm.compile(sch.mod, target=target).jit()
     dev = tvm.cpu()
     rng = np.random.default_rng(0)
     a = tvm.runtime.tensor(rng.uniform(-1, 1, (n, n)).astype("float32"), dev)
     b = tvm.runtime.tensor(rng.uniform(-1, 1, (n, n)).astype("float32"), dev)
     c = tvm.runtime.tensor(np.zeros((n, n), "float32"), dev)
-    rt(a, b, c)
+    entry = getattr(rt, "entry_name", None) or "main"
+    rt[entry](a, b, c)
     err = np.abs(c.numpy() - a.numpy() @ b.numpy()).max()
-    timer = rt.time_evaluator(rt.entry_name, dev, number=1, repeat=repeat, min_repeat_ms=0)
+    timer = rt.time_evaluator(entry, dev, number=1, repeat=repeat, min_repeat_ms=0)
     t = statistics.median(timer(a, b, c).results)
     return {"tool": "MetaSchedule", "trials": trials, "wall_s": wall, "best_s": t,
             "max_abs_err": float(err), "target": str(target)}
