@@ -155,6 +155,9 @@ def print_table(spec, rows, size):
             r["overhead_per_trial_s"] * 1e3))
     for r in rows:
         print("%s %s best config: %s" % (r["tool"], r["strategy"], r["best_config"]))
+        if "outside_trials_per_trial_s" in r:
+            print("  tunekit: sum of all_cost %.1f s; wall outside all_cost per trial: %.1f ms" % (
+                r["all_cost_s"], r["outside_trials_per_trial_s"] * 1e3))
         if "kt_framework_plus_strategy_per_trial_s" in r:
             print("  Kernel Tuner's own framework_time + strategy_time per trial: %.1f ms, "
                   "verification_time per trial: %.1f ms" % (
