@@ -3,7 +3,7 @@
 // The tunable parameters are preprocessor macros (`tunekit tune-kernel` passes them as -D):
 //   MR, NR   register block of the micro-kernel: MR rows x NR columns of C held in MR * NR / VW
 //            vector accumulators (NR a multiple of VW)
-//   MC, KC   cache blocking: an MC x KC block of A is multiplied by a KC x N panel of B
+//   MC, KC   cache blocking: an MC x KC block of A is multiplied by a KC x NC panel of B
 //   NC       columns of B (and C) per outer block (not tuned by matmul.json: 2048 covers N)
 //   PACK     1: copy the blocks of A and B into contiguous, zero-padded slivers before the
 //            micro-kernel reads them; 0: read A and B in place (strided)
@@ -12,7 +12,8 @@
 //   UNROLL   unroll factor of the micro-kernel's k loop (not tuned by matmul.json)
 //   VW       floats per vector (8: 256-bit vectors; 16 suits AVX-512 machines); not tuned here
 // The micro-kernel uses GCC/Clang vector extensions only, so it compiles for any -march; the
-// compiler maps the vectors onto whatever SIMD registers the target has.
+// compiler maps the vectors onto whatever SIMD registers the target has. The packing buffers
+// are kept between calls, so concurrent calls from different threads are not supported.
 #include <stdlib.h>  // posix_memalign
 
 #include <cstdlib>
@@ -149,9 +150,8 @@ void pack_b_slivers(int kc, int s0, int s1, int nc, const float* b, long ldb, fl
 }
 
 /// Rows [i0, i0 + mc) of C's current block += A block * B panel, for NR slivers [s0, s1).
-void block_inner(int mc, int kc, int s0, int s1, int nc, const float* a, long lda,
-                 const float* pa, const float* b, long ldb, const float* pb, float* c, long ldc,
-                 bool first) {
+void block_inner(int mc, int kc, int s0, int s1, int nc, const float* a, long lda, const float* pa,
+                 const float* b, long ldb, const float* pb, float* c, long ldc, bool first) {
   for (int s = s0; s < s1; ++s) {
     const int j = s * NR;
     const int nr = nc - j < NR ? nc - j : NR;
@@ -159,8 +159,8 @@ void block_inner(int mc, int kc, int s0, int s1, int nc, const float* a, long ld
       const int mr = mc - i < MR ? mc - i : MR;
       vec acc[MR][kNV];
       if (PACK) {
-        micro_kernel(kc, pa + static_cast<long>(i) * kc, 1, MR, pb + static_cast<long>(j) * kc,
-                     NR, c + i * ldc + j, ldc, acc);
+        micro_kernel(kc, pa + static_cast<long>(i) * kc, 1, MR, pb + static_cast<long>(j) * kc, NR,
+                     c + i * ldc + j, ldc, acc);
       } else if (mr == MR && nr == NR) {
         micro_kernel(kc, a + i * lda, lda, 1, b + j, ldb, c + i * ldc + j, ldc, acc);
       } else {
@@ -202,6 +202,41 @@ int thread_id() {
 #endif
 }
 
+/// One KC step of one NC block, called by every thread of the team: packs the B panel (slivers
+/// shared among the threads), then multiplies every MC block of A by it, the threads sharing the
+/// MC blocks (PAR 0) or the NR slivers within each block (PAR 1). `pa` is this thread's packed A
+/// block (PAR 0) or the team's (PAR 1).
+void team_step(int M, int N, int K, int nc, int kc, const float* A, const float* b, float* C,
+               float* pa, float* pb, bool first) {
+  const int ns = (nc + NR - 1) / NR;
+  if (PACK) {
+#pragma omp for schedule(static)
+    for (int s = 0; s < ns; ++s) pack_b_slivers(kc, s, s + 1, nc, b, N, pb);
+  }
+  if (PAR == 0) {
+#pragma omp for schedule(static)
+    for (int ic = 0; ic < M; ic += MC) {
+      const int mc = M - ic < MC ? M - ic : MC;
+      const float* a = A + static_cast<long>(ic) * K;
+      if (PACK) pack_a(mc, kc, a, K, pa);
+      block_inner(mc, kc, 0, ns, nc, a, K, pa, b, N, pb, C + static_cast<long>(ic) * N, N, first);
+    }
+    return;
+  }
+  for (int ic = 0; ic < M; ic += MC) {
+    const int mc = M - ic < MC ? M - ic : MC;
+    const float* a = A + static_cast<long>(ic) * K;
+    if (PACK) {
+#pragma omp single
+      pack_a(mc, kc, a, K, pa);
+    }
+#pragma omp for schedule(static)
+    for (int s = 0; s < ns; ++s)
+      block_inner(mc, kc, s, s + 1, nc, a, K, pa, b, N, pb, C + static_cast<long>(ic) * N, N,
+                  first);
+  }
+}
+
 }  // namespace
 
 extern "C" void matmul(int M, int N, int K, const float* A, const float* B, float* C) {
@@ -217,38 +252,10 @@ extern "C" void matmul(int M, int N, int K, const float* A, const float* B, floa
     float* const pa = PACK ? pb + pb_floats + (PAR ? 0 : thread_id()) * pa_floats : nullptr;
     for (int jc = 0; jc < N; jc += NC) {
       const int nc = N - jc < NC ? N - jc : NC;
-      const int ns = (nc + NR - 1) / NR;
       for (int pc = 0; pc < K; pc += KC) {
         const int kc = K - pc < KC ? K - pc : KC;
-        const bool first = pc == 0;
-        const float* b = B + static_cast<long>(pc) * N + jc;
-        if (PACK) {
-#pragma omp for schedule(static)
-          for (int s = 0; s < ns; ++s) pack_b_slivers(kc, s, s + 1, nc, b, N, pb);
-        }
-        if (PAR == 0) {
-#pragma omp for schedule(static)
-          for (int ic = 0; ic < M; ic += MC) {
-            const int mc = M - ic < MC ? M - ic : MC;
-            const float* a = A + static_cast<long>(ic) * K + pc;
-            if (PACK) pack_a(mc, kc, a, K, pa);
-            block_inner(mc, kc, 0, ns, nc, a, K, pa, b, N, pb, C + static_cast<long>(ic) * N + jc,
-                        N, first);
-          }
-        } else {
-          for (int ic = 0; ic < M; ic += MC) {
-            const int mc = M - ic < MC ? M - ic : MC;
-            const float* a = A + static_cast<long>(ic) * K + pc;
-            if (PACK) {
-#pragma omp single
-              pack_a(mc, kc, a, K, pa);
-            }
-#pragma omp for schedule(static)
-            for (int s = 0; s < ns; ++s)
-              block_inner(mc, kc, s, s + 1, nc, a, K, pa, b, N, pb,
-                          C + static_cast<long>(ic) * N + jc, N, first);
-          }
-        }
+        team_step(M, N, K, nc, kc, A + pc, B + static_cast<long>(pc) * N + jc, C + jc, pa, pb,
+                  pc == 0);
       }
     }
   }
