@@ -84,7 +84,8 @@ def retime_compiles(spec, configs):
     return times
 
 
-def write_run_spec(spec, path, *, strategy, budget, log, size=None, seed=None, cache_dir=None):
+def write_run_spec(spec, path, *, strategy, budget, log, size=None, seed=None, cache_dir=None,
+                   n_parallel=None):
     """A copy of the spec for one tunekit run: absolute paths, the given strategy/budget/log."""
     doc = {k: v for k, v in spec.items() if not k.startswith("_")}
     doc["source"] = spec_path(spec, spec["source"])
@@ -100,9 +101,13 @@ def write_run_spec(spec, path, *, strategy, budget, log, size=None, seed=None, c
     doc["log"] = os.path.abspath(log)
     if seed is not None:
         doc["seed"] = seed
+    build = dict(doc.get("build", {}))
     if cache_dir:
-        doc.setdefault("build", {})
-        doc["build"] = dict(doc["build"], cache_dir=os.path.abspath(cache_dir))
+        build["cache_dir"] = os.path.abspath(cache_dir)
+    if n_parallel is not None:
+        build["n_parallel"] = n_parallel
+    if build:
+        doc["build"] = build
     with open(path, "w") as f:
         json.dump(doc, f, indent=1)
 
@@ -123,7 +128,8 @@ def read_log(path):
     return recs
 
 
-def run_tunekit(tunekit, spec, work, *, strategy, budget, size=None, seed=0, env=None):
+def run_tunekit(tunekit, spec, work, *, strategy, budget, size=None, seed=0, env=None,
+                n_parallel=None):
     """Runs `tunekit tune-kernel` once on a fresh log and artefact cache; returns a summary."""
     os.makedirs(work, exist_ok=True)
     tag = "%s-%d" % (strategy, budget)
@@ -135,7 +141,7 @@ def run_tunekit(tunekit, spec, work, *, strategy, budget, size=None, seed=0, env
     subprocess.run(["rm", "-rf", cache], check=True)
     run_spec = os.path.join(work, "spec-%s.json" % tag)
     write_run_spec(spec, run_spec, strategy=strategy, budget=budget, log=log, size=size,
-                   seed=seed, cache_dir=cache)
+                   seed=seed, cache_dir=cache, n_parallel=n_parallel)
     cmd = [tunekit, "tune-kernel", run_spec]
     print("$", " ".join(shlex.quote(c) for c in cmd), flush=True)
     t0 = time.perf_counter()
