@@ -7,8 +7,9 @@
 //   NC       columns of B (and C) per outer block (not tuned by matmul.json: 2048 covers N)
 //   PACK     1: copy the blocks of A and B into contiguous, zero-padded slivers before the
 //            micro-kernel reads them; 0: read A and B in place (strided)
-//   PAR      loop shared among the OpenMP threads: 0 the MC loop over rows of A, 1 the NR loop
-//            over columns of the B panel
+//   PAR      how the OpenMP threads share the work: 0 the MC blocks of each KC step, with one
+//            shared packed B panel (two barriers per KC step); 1 each thread its own band of rows
+//            of C, packing its own copy of the B panels (no barrier)
 //   UNROLL   unroll factor of the micro-kernel's k loop (not tuned by matmul.json)
 //   VW       floats per vector (8: 256-bit vectors; 16 suits AVX-512 machines); not tuned here
 // The micro-kernel uses GCC/Clang vector extensions only, so it compiles for any -march; the
@@ -202,10 +203,17 @@ int thread_id() {
 #endif
 }
 
-/// One KC step of one NC block, called by every thread of the team: packs the B panel (slivers
-/// shared among the threads), then multiplies every MC block of A by it, the threads sharing the
-/// MC blocks (PAR 0) or the NR slivers within each block (PAR 1). `pa` is this thread's packed A
-/// block (PAR 0) or the team's (PAR 1).
+int team_size() {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
+/// One KC step of one NC block, called by every thread of the team (PAR 0): packs the B panel,
+/// its slivers shared among the threads, then multiplies the MC blocks of A by it, the blocks
+/// shared among the threads. `pa` is this thread's packed A block.
 void team_step(int M, int N, int K, int nc, int kc, const float* A, const float* b, float* C,
                float* pa, float* pb, bool first) {
   const int ns = (nc + NR - 1) / NR;
@@ -213,49 +221,65 @@ void team_step(int M, int N, int K, int nc, int kc, const float* A, const float*
 #pragma omp for schedule(static)
     for (int s = 0; s < ns; ++s) pack_b_slivers(kc, s, s + 1, nc, b, N, pb);
   }
-  if (PAR == 0) {
 #pragma omp for schedule(static)
-    for (int ic = 0; ic < M; ic += MC) {
-      const int mc = M - ic < MC ? M - ic : MC;
-      const float* a = A + static_cast<long>(ic) * K;
-      if (PACK) pack_a(mc, kc, a, K, pa);
-      block_inner(mc, kc, 0, ns, nc, a, K, pa, b, N, pb, C + static_cast<long>(ic) * N, N, first);
-    }
-    return;
-  }
   for (int ic = 0; ic < M; ic += MC) {
     const int mc = M - ic < MC ? M - ic : MC;
     const float* a = A + static_cast<long>(ic) * K;
-    if (PACK) {
-#pragma omp single
-      pack_a(mc, kc, a, K, pa);
+    if (PACK) pack_a(mc, kc, a, K, pa);
+    block_inner(mc, kc, 0, ns, nc, a, K, pa, b, N, pb, C + static_cast<long>(ic) * N, N, first);
+  }
+}
+
+/// Rows [m0, m1) of C = A * B by one thread alone (PAR 1): its own packed copies of the B panels
+/// and A blocks, no synchronisation with the other threads.
+void thread_rows(int m0, int m1, int N, int K, const float* A, const float* B, float* C, float* pa,
+                 float* pb) {
+  for (int jc = 0; jc < N; jc += NC) {
+    const int nc = N - jc < NC ? N - jc : NC;
+    const int ns = (nc + NR - 1) / NR;
+    for (int pc = 0; pc < K; pc += KC) {
+      const int kc = K - pc < KC ? K - pc : KC;
+      const float* b = B + static_cast<long>(pc) * N + jc;
+      if (PACK) pack_b_slivers(kc, 0, ns, nc, b, N, pb);
+      for (int ic = m0; ic < m1; ic += MC) {
+        const int mc = m1 - ic < MC ? m1 - ic : MC;
+        const float* a = A + static_cast<long>(ic) * K + pc;
+        if (PACK) pack_a(mc, kc, a, K, pa);
+        block_inner(mc, kc, 0, ns, nc, a, K, pa, b, N, pb, C + static_cast<long>(ic) * N + jc, N,
+                    pc == 0);
+      }
     }
-#pragma omp for schedule(static)
-    for (int s = 0; s < ns; ++s)
-      block_inner(mc, kc, s, s + 1, nc, a, K, pa, b, N, pb, C + static_cast<long>(ic) * N, N,
-                  first);
   }
 }
 
 }  // namespace
 
 extern "C" void matmul(int M, int N, int K, const float* A, const float* B, float* C) {
-  // Packing buffers: the B panel (shared), then one A block per thread (PAR 0) or one shared
-  // A block (PAR 1). Padded to whole cache lines so that blocks never share one.
+  // Packing buffers, padded to whole cache lines: PAR 0 the shared B panel then one A block per
+  // thread; PAR 1 a B panel and an A block per thread.
   const long pb_floats = (static_cast<long>((NC + NR - 1) / NR) * NR * KC + 15) / 16 * 16;
   const long pa_floats = (static_cast<long>((MC + MR - 1) / MR) * MR * KC + 15) / 16 * 16;
-  const int n_pa = PAR ? 1 : max_threads();
-  float* const pb = PACK ? scratch(pb_floats + n_pa * pa_floats) : nullptr;
-  if (PACK && pb == nullptr) return;
+  const int threads = max_threads();
+  const long per_thread = PAR ? pb_floats + pa_floats : pa_floats;
+  float* const buf = PACK ? scratch((PAR ? 0 : pb_floats) + threads * per_thread) : nullptr;
+  if (PACK && buf == nullptr) return;
 #pragma omp parallel
   {
-    float* const pa = PACK ? pb + pb_floats + (PAR ? 0 : thread_id()) * pa_floats : nullptr;
-    for (int jc = 0; jc < N; jc += NC) {
-      const int nc = N - jc < NC ? N - jc : NC;
-      for (int pc = 0; pc < K; pc += KC) {
-        const int kc = K - pc < KC ? K - pc : KC;
-        team_step(M, N, K, nc, kc, A + pc, B + static_cast<long>(pc) * N + jc, C + jc, pa, pb,
-                  pc == 0);
+    float* const mine = PACK ? buf + (PAR ? 0 : pb_floats) + thread_id() * per_thread : nullptr;
+    if (PAR) {
+      const int rows = (M + team_size() - 1) / team_size();
+      const int chunk = (rows + MR - 1) / MR * MR;
+      const int m0 = thread_id() * chunk < M ? thread_id() * chunk : M;
+      const int m1 = m0 + chunk < M ? m0 + chunk : M;
+      thread_rows(m0, m1, N, K, A, B, C, PACK ? mine + pb_floats : nullptr, mine);
+    } else {
+      for (int jc = 0; jc < N; jc += NC) {
+        const int nc = N - jc < NC ? N - jc : NC;
+        for (int pc = 0; pc < K; pc += KC) {
+          const int kc = K - pc < KC ? K - pc : KC;
+          team_step(M, N, K, nc, kc, A + pc, B + static_cast<long>(pc) * N + jc, C + jc, mine, buf,
+                    pc == 0);
+        }
       }
     }
   }
