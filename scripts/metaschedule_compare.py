@@ -7,9 +7,8 @@ te.compute matmul C[i, j] = sum_k A[i, k] * B[k, j] (row-major, fp32) for --ms-t
 threads}; its best schedule is compiled from the tuning database and re-timed with
 time_evaluator. Then `tunekit tune-kernel` tunes examples/kernels/matmul/matmul.json with --strategy
 (default auto) for --tunekit-budget trials (default 64) on a fresh log and artefact cache; its best
-configuration is rebuilt with the spec's flags and re-timed through ctypes in this process the
-same way (median of --repeat calls after a warm-up). numpy's A @ B (OpenBLAS) is timed as a
-reference. Printed: tuning wall-clock time and re-timed best GFLOP/s of both tools, and the ratio
+configuration is rebuilt with the spec's flags and re-timed through ctypes the same way (median of --repeat calls after a warm-up, in a child process of its own). numpy's
+A @ B (OpenBLAS) is timed as a reference, also in a child process. Printed: tuning wall-clock time and re-timed best GFLOP/s of both tools, and the ratio
 of their walls.
 
 Usage (see docs/kernels.md, "Side by side"):
@@ -21,7 +20,6 @@ Smoke test (tiny): --size 128 --ms-trials 4 --tunekit-budget 4.
 """
 
 import argparse
-import ctypes
 import os
 import statistics
 import subprocess
@@ -74,42 +72,66 @@ def run_metaschedule(n, trials, threads, work_dir, repeat, timeout_s):
     c = tvm.runtime.tensor(np.zeros((n, n), "float32"), dev)
     entry = getattr(rt, "entry_name", None) or "main"
     rt[entry](a, b, c)
-    err = np.abs(c.numpy() - a.numpy() @ b.numpy()).max()
     timer = rt.time_evaluator(entry, dev, number=1, repeat=repeat, min_repeat_ms=0)
     t = statistics.median(timer(a, b, c).results)
+    err = np.abs(c.numpy() - a.numpy() @ b.numpy()).max()  # after timing: OpenBLAS's threads
     return {"tool": "MetaSchedule", "trials": trials, "wall_s": wall, "best_s": t,
             "max_abs_err": float(err), "target": str(target)}
 
 
-def retime_tunekit_best(spec, config, size, repeat):
-    """Median seconds of one call of `config` built with the spec's flags (ctypes, this process)."""
-    args = kc.fill_arrays(spec, size)
+# Re-timing runs in a child process of its own: in one process, libgomp's and OpenBLAS's thread
+# pools (and TVM's) wait on each other, and 2-thread calls then took a scheduler tick (16 ms for
+# a 128-cubed matmul that needs 0.1 ms) on a loaded machine.
+RETIME_CHILD = r"""
+import ctypes, random, statistics, sys, time
+so, entry, m, n, k, repeat = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:7])
+rnd = random.Random(0)
+a = (ctypes.c_float * (m * k))(*[rnd.uniform(-1, 1) for _ in range(m * k)])
+b = (ctypes.c_float * (k * n))(*[rnd.uniform(-1, 1) for _ in range(k * n)])
+c = (ctypes.c_float * (m * n))()
+fn = getattr(ctypes.CDLL(so), entry)
+fn(m, n, k, a, b, c)
+times = []
+for _ in range(repeat):
+    t0 = time.perf_counter()
+    fn(m, n, k, a, b, c)
+    times.append(time.perf_counter() - t0)
+print(statistics.median(times))
+"""
+
+NUMPY_CHILD = r"""
+import statistics, sys, time
+import numpy as np
+n, repeat = map(int, sys.argv[1:3])
+rng = np.random.default_rng(0)
+a = rng.uniform(-1, 1, (n, n)).astype("float32")
+b = rng.uniform(-1, 1, (n, n)).astype("float32")
+a @ b
+times = []
+for _ in range(repeat):
+    t0 = time.perf_counter()
+    a @ b
+    times.append(time.perf_counter() - t0)
+print(statistics.median(times))
+"""
+
+
+def retime_tunekit_best(spec, config, n, repeat):
+    """Median seconds of one n^3 call of `config` built with the spec's flags (the spec's
+    matmul(M, N, K, A, B, C) signature), timed through ctypes in a child process."""
     with tempfile.TemporaryDirectory() as d:
         so = os.path.join(d, "best.so")
         subprocess.run(kc.compile_command(spec, config, so), check=True)
-        fn = getattr(ctypes.CDLL(so), spec["entry"])
-        cargs = [x.ctypes.data_as(ctypes.c_void_p) if isinstance(x, np.ndarray)
-                 else ctypes.c_int(int(x)) for x in args]
-        fn(*cargs)
-        times = []
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            fn(*cargs)
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+        out = subprocess.run([sys.executable, "-c", RETIME_CHILD, so, spec["entry"], str(n),
+                              str(n), str(n), str(repeat)], check=True, capture_output=True,
+                             text=True).stdout
+    return float(out.split()[-1])
 
 
 def time_numpy(n, repeat):
-    rng = np.random.default_rng(0)
-    a = rng.uniform(-1, 1, (n, n)).astype("float32")
-    b = rng.uniform(-1, 1, (n, n)).astype("float32")
-    a @ b
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        a @ b
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    out = subprocess.run([sys.executable, "-c", NUMPY_CHILD, str(n), str(repeat)], check=True,
+                         capture_output=True, text=True).stdout
+    return float(out.split()[-1])
 
 
 def main():
@@ -146,8 +168,7 @@ def main():
                             size=None if a.size == 1024 else a.size, env=dict(os.environ))
         tk["tool"] = "tunekit (%s)" % a.strategy
         tk["log_best_s"] = tk["best_s"]
-        tk["best_s"] = retime_tunekit_best(spec, tk["best_config"],
-                                           None if a.size == 1024 else a.size, a.repeat)
+        tk["best_s"] = retime_tunekit_best(spec, tk["best_config"], a.size, a.repeat)
         print("tunekit best config %s (log: %.2f ms)" % (tk["best_config"], tk["log_best_s"] * 1e3))
         rows.append(tk)
     np_s = time_numpy(a.size, a.repeat)
