@@ -14,14 +14,6 @@
 namespace tunekit {
 namespace {
 
-/// A scalar argument's value in its own dtype, so libffi passes it by value.
-union ScalarValue {
-  float f32;
-  double f64;
-  std::int32_t i32;
-  std::int64_t i64;
-};
-
 ffi_type* ffi_type_of(ArgDtype dtype) {
   switch (dtype) {
     case ArgDtype::kFloat32:
@@ -34,25 +26,6 @@ ffi_type* ffi_type_of(ArgDtype dtype) {
       return &ffi_type_sint64;
   }
   return &ffi_type_double;
-}
-
-ScalarValue scalar_of(const KernelArgument& arg) {
-  ScalarValue v{};
-  switch (arg.dtype) {
-    case ArgDtype::kFloat32:
-      v.f32 = static_cast<float>(arg.scalar_value);
-      break;
-    case ArgDtype::kFloat64:
-      v.f64 = arg.scalar_value;
-      break;
-    case ArgDtype::kInt32:
-      v.i32 = static_cast<std::int32_t>(arg.scalar_value);
-      break;
-    case ArgDtype::kInt64:
-      v.i64 = static_cast<std::int64_t>(arg.scalar_value);
-      break;
-  }
-  return v;
 }
 
 class CppBackend final : public KernelBackend {
@@ -120,7 +93,7 @@ class CppBackend final : public KernelBackend {
     for (std::size_t i = 0; i < n; ++i) {
       const KernelArgument& arg = problem_.arguments[i];
       if (arg.is_scalar) {
-        scalars_[i] = scalar_of(arg);
+        scalars_[i] = scalar_value_of(arg);
         types_[i] = ffi_type_of(arg.dtype);
         values_[i] = &scalars_[i];
       } else {

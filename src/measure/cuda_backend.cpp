@@ -19,33 +19,6 @@ namespace tunekit {
 #if TUNEKIT_HAVE_CUDA
 namespace {
 
-/// A scalar argument's value in its own dtype (cuLaunchKernel reads it through a pointer).
-union ScalarValue {
-  float f32;
-  double f64;
-  std::int32_t i32;
-  std::int64_t i64;
-};
-
-ScalarValue scalar_of(const KernelArgument& arg) {
-  ScalarValue v{};
-  switch (arg.dtype) {
-    case ArgDtype::kFloat32:
-      v.f32 = static_cast<float>(arg.scalar_value);
-      break;
-    case ArgDtype::kFloat64:
-      v.f64 = arg.scalar_value;
-      break;
-    case ArgDtype::kInt32:
-      v.i32 = static_cast<std::int32_t>(arg.scalar_value);
-      break;
-    case ArgDtype::kInt64:
-      v.i64 = static_cast<std::int64_t>(arg.scalar_value);
-      break;
-  }
-  return v;
-}
-
 class CudaBackend final : public KernelBackend {
  public:
   CudaBackend(const cuda::DriverApi& api, KernelProblem problem, LaunchGeometry launch)
@@ -72,7 +45,7 @@ class CudaBackend final : public KernelBackend {
     for (std::size_t i = 0; i < problem_.arguments.size(); ++i) {
       const KernelArgument& arg = problem_.arguments[i];
       if (arg.is_scalar) {
-        scalars_[i] = scalar_of(arg);
+        scalars_[i] = scalar_value_of(arg);
         pointers_[i] = &scalars_[i];
         continue;
       }

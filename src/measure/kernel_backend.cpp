@@ -10,6 +10,25 @@
 
 namespace tunekit {
 
+ScalarValue scalar_value_of(const KernelArgument& arg) noexcept {
+  ScalarValue v{};
+  switch (arg.dtype) {
+    case ArgDtype::kFloat32:
+      v.f32 = static_cast<float>(arg.scalar_value);
+      break;
+    case ArgDtype::kFloat64:
+      v.f64 = arg.scalar_value;
+      break;
+    case ArgDtype::kInt32:
+      v.i32 = static_cast<std::int32_t>(arg.scalar_value);
+      break;
+    case ArgDtype::kInt64:
+      v.i64 = static_cast<std::int64_t>(arg.scalar_value);
+      break;
+  }
+  return v;
+}
+
 bool kernel_backend_available(KernelLanguage language) noexcept {
   switch (language) {
     case KernelLanguage::kCpp:

@@ -19,33 +19,6 @@ namespace tunekit {
 #if TUNEKIT_HAVE_OPENCL
 namespace {
 
-/// A scalar argument's value in its own dtype, passed by value to clSetKernelArg.
-union ScalarValue {
-  float f32;
-  double f64;
-  std::int32_t i32;
-  std::int64_t i64;
-};
-
-ScalarValue scalar_of(const KernelArgument& arg) {
-  ScalarValue v{};
-  switch (arg.dtype) {
-    case ArgDtype::kFloat32:
-      v.f32 = static_cast<float>(arg.scalar_value);
-      break;
-    case ArgDtype::kFloat64:
-      v.f64 = arg.scalar_value;
-      break;
-    case ArgDtype::kInt32:
-      v.i32 = static_cast<std::int32_t>(arg.scalar_value);
-      break;
-    case ArgDtype::kInt64:
-      v.i64 = static_cast<std::int64_t>(arg.scalar_value);
-      break;
-  }
-  return v;
-}
-
 class OpenClBackend final : public KernelBackend {
  public:
   OpenClBackend(KernelProblem problem, LaunchGeometry launch)
@@ -154,7 +127,7 @@ class OpenClBackend final : public KernelBackend {
       const auto index = static_cast<cl_uint>(i);
       cl_int err = CL_SUCCESS;
       if (arg.is_scalar) {
-        const ScalarValue value = scalar_of(arg);
+        const ScalarValue value = scalar_value_of(arg);
         err = clSetKernelArg(kernel_.get(), index, dtype_bytes(arg.dtype), &value);
       } else {
         cl_mem mem = buffers_[i].get();

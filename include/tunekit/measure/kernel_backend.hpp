@@ -2,6 +2,7 @@
 // objects here, OpenCL and CUDA backends elsewhere; and the factory choosing one by language.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -51,6 +52,18 @@ class KernelBackend {
   /// when a device context does not survive fork (OpenCL, CUDA: one persistent worker).
   virtual bool fork_per_trial() const = 0;
 };
+
+/// A scalar argument's value in its own dtype: what a backend passes by value (libffi, OpenCL's
+/// clSetKernelArg, CUDA's cuLaunchKernel read it through a pointer to the member in use).
+union ScalarValue {
+  float f32;
+  double f64;
+  std::int32_t i32;
+  std::int64_t i64;
+};
+
+/// The value of the scalar argument `arg`, converted to its dtype.
+ScalarValue scalar_value_of(const KernelArgument& arg) noexcept;
 
 /// True when this build has a backend for `language`.
 bool kernel_backend_available(KernelLanguage language) noexcept;
