@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "measure/parallel_for.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/env.hpp"
 #include "tunekit/measure/cache_key.hpp"
@@ -223,20 +224,12 @@ std::vector<BuildResult> CppBuilder::build(std::span<const MeasureInput> inputs)
   auto cache = dir ? ArtifactCache::open(*dir) : Expected<ArtifactCache>(dir.status());
   const auto& version = compiler_version();
   const Status setup = !cache ? cache.status() : version.status();
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) {
-      const std::int64_t start_ns = now_ns();
-      results[i] = setup.is_ok() ? build_with(*cache, inputs[i].config)
-                                 : failure(MeasureErrorNo::kCompileHost, setup.message());
-      results[i].time_cost_s = static_cast<double>(now_ns() - start_ns) * 1e-9;
-    }
-  };
-  const std::size_t workers = std::min<std::size_t>(n_parallel_, inputs.size());
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < workers; ++t) threads.emplace_back(work);
-  work();
-  for (auto& thread : threads) thread.join();
+  parallel_for(inputs.size(), static_cast<std::size_t>(n_parallel_), [&](std::size_t i) {
+    const std::int64_t start_ns = now_ns();
+    results[i] = setup.is_ok() ? build_with(*cache, inputs[i].config)
+                               : failure(MeasureErrorNo::kCompileHost, setup.message());
+    results[i].time_cost_s = static_cast<double>(now_ns() - start_ns) * 1e-9;
+  });
   return results;
 }
 

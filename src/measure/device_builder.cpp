@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "measure/parallel_for.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/measure/cache_key.hpp"
 
@@ -92,20 +93,12 @@ std::vector<BuildResult> DeviceBuilder::build(std::span<const MeasureInput> inpu
   auto dir = resolve_kernel_cache_dir(options_.cache_dir);
   auto cache = dir ? ArtifactCache::open(*dir) : Expected<ArtifactCache>(dir.status());
   auto built_for = cache ? target() : Expected<std::string>(cache.status());
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) {
-      const std::int64_t start_ns = now_ns();
-      results[i] = built_for ? build_with(*cache, *built_for, inputs[i].config)
-                             : failure(MeasureErrorNo::kCompileHost, built_for.status().message());
-      results[i].time_cost_s = static_cast<double>(now_ns() - start_ns) * 1e-9;
-    }
-  };
-  const std::size_t workers = std::min<std::size_t>(n_parallel_, inputs.size());
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < workers; ++t) threads.emplace_back(work);
-  work();
-  for (auto& thread : threads) thread.join();
+  parallel_for(inputs.size(), static_cast<std::size_t>(n_parallel_), [&](std::size_t i) {
+    const std::int64_t start_ns = now_ns();
+    results[i] = built_for ? build_with(*cache, *built_for, inputs[i].config)
+                           : failure(MeasureErrorNo::kCompileHost, built_for.status().message());
+    results[i].time_cost_s = static_cast<double>(now_ns() - start_ns) * 1e-9;
+  });
   return results;
 }
 
