@@ -81,7 +81,7 @@ Status SectionReader::read_launch() {
 Status SectionReader::read_verify() {
   if (!root_.contains("verify")) return Status::ok();
   const Json& v = root_["verify"];
-  TUNEKIT_RETURN_IF_ERROR(f_.only_keys(v, {"atol", "rtol", "reference"}, "verify"));
+  TUNEKIT_RETURN_IF_ERROR(f_.only_keys(v, {"atol", "rtol", "reference", "function"}, "verify"));
   VerifyRule& rule = spec_.verify;
   TUNEKIT_RETURN_IF_ERROR(optional_field(v, "atol", "verify", [&](const Json& x, auto field) {
     return store(f_.number(x, field, 0.0), rule.atol);
@@ -89,6 +89,7 @@ Status SectionReader::read_verify() {
   TUNEKIT_RETURN_IF_ERROR(optional_field(v, "rtol", "verify", [&](const Json& x, auto field) {
     return store(f_.number(x, field, 0.0), rule.rtol);
   }));
+  if (v.contains("function")) TUNEKIT_RETURN_IF_ERROR(read_verify_function(v["function"]));
   if (v.contains("reference")) return read_reference(v["reference"]);
   return Status::ok();
 }
@@ -141,33 +142,49 @@ Status SectionReader::read_reference_params(const Json& params) {
 }
 
 Status SectionReader::read_reference_kernel(const Json& ref) {
-  const std::string where = "verify.reference";
-  TUNEKIT_RETURN_IF_ERROR(f_.only_keys(ref, {"source", "entry", "flags"}, where));
   if (!ref.contains("source")) {
-    return f_.bad(where, "give \"params\" or \"source\" (with \"entry\")");
+    return f_.bad("verify.reference", "give \"params\" or \"source\" (with \"entry\")");
   }
   KernelSource& r = spec_.verify.reference_source;
   r.name = spec_.source.name + ".reference";
   r.language = spec_.source.language;
   r.flags = spec_.source.flags;
-  auto path = f_.string(ref["source"], where + ".source");
-  if (!path) return path.status();
-  r.path = resolve_path(spec_.directory, *path);
-  auto text = read_source(f_, r.path, where + ".source");
-  if (!text) return text.status();
-  r.text = std::move(*text);
   r.entry = spec_.source.entry;
-  TUNEKIT_RETURN_IF_ERROR(optional_field(ref, "entry", where, [&](const Json& x, auto field) {
-    return store(f_.string(x, field), r.entry);
-  }));
-  TUNEKIT_RETURN_IF_ERROR(optional_field(ref, "flags", where, [&](const Json& x, auto field) {
-    auto flags = f_.strings(x, field);
-    if (!flags) return flags.status();
-    r.flags = std::move(*flags);
-    return Status::ok();
-  }));
+  TUNEKIT_RETURN_IF_ERROR(read_side_source(ref, "verify.reference", r));
   spec_.verify.reference = VerifyRule::Reference::kKernel;
   return Status::ok();
+}
+
+Status SectionReader::read_verify_function(const Json& fn) {
+  const std::string where = "verify.function";
+  if (!fn.is_object() || !fn.contains("source") || !fn.contains("entry")) {
+    return f_.bad(where, "expected {\"source\": \"check.cpp\", \"entry\": \"check\"}");
+  }
+  KernelSource& f = spec_.verify.function;
+  f.name = spec_.source.name + ".verify";
+  f.language = KernelLanguage::kCpp;  // runs on the host whatever the kernel's language
+  f.flags = {"-O2"};
+  return read_side_source(fn, where, f);
+}
+
+Status SectionReader::read_side_source(const Json& obj, const std::string& where,
+                                       KernelSource& out) {
+  TUNEKIT_RETURN_IF_ERROR(f_.only_keys(obj, {"source", "entry", "flags"}, where));
+  auto path = f_.string(obj["source"], where + ".source");
+  if (!path) return path.status();
+  out.path = resolve_path(spec_.directory, *path);
+  auto text = read_source(f_, out.path, where + ".source");
+  if (!text) return text.status();
+  out.text = std::move(*text);
+  TUNEKIT_RETURN_IF_ERROR(optional_field(obj, "entry", where, [&](const Json& x, auto field) {
+    return store(f_.string(x, field), out.entry);
+  }));
+  return optional_field(obj, "flags", where, [&](const Json& x, auto field) {
+    auto flags = f_.strings(x, field);
+    if (!flags) return flags.status();
+    out.flags = std::move(*flags);
+    return Status::ok();
+  });
 }
 
 Status SectionReader::read_timing() {

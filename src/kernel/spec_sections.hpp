@@ -34,6 +34,9 @@ class SectionReader {
   Status read_reference(const Json& ref);
   Status read_reference_params(const Json& params);
   Status read_reference_kernel(const Json& ref);
+  Status read_verify_function(const Json& fn);
+  /// A C/C++ source beside the kernel ({"source", "entry", "flags"}) into `out`.
+  Status read_side_source(const Json& obj, const std::string& where, KernelSource& out);
   Status read_timing();
   Status read_build();
   Status read_isolation();

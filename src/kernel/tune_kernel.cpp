@@ -52,6 +52,17 @@ Expected<std::string> build_reference(const KernelSpec& spec,
   return std::string();
 }
 
+/// The built user verification function of the spec ("" when it has none).
+Expected<std::string> build_verify_function(const KernelSpec& spec,
+                                            const std::shared_ptr<const Task>& task) {
+  const KernelSource& function = spec.verify.function;
+  if (function.entry.empty()) return std::string();
+  auto builder = make_kernel_builder(function, spec.build);
+  if (!builder) return builder.status();
+  return build_one(**builder, MeasureInput{task, Config()},
+                   "the verification function " + function.path);
+}
+
 }  // namespace
 
 Expected<MeasureOptions> make_kernel_measure(const KernelSpec& spec,
@@ -65,6 +76,9 @@ Expected<MeasureOptions> make_kernel_measure(const KernelSpec& spec,
   ro.timing = spec.timing;
   ro.verify = spec.verify;
   ro.reference_artifact = *reference;
+  auto function = build_verify_function(spec, task);
+  if (!function) return function.status();
+  ro.verify_artifact = *function;
   auto runner = make_kernel_runner(spec.source, spec.problem, ro);
   if (!runner) return runner.status();
   MeasureOptions measure;

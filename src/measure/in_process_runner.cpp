@@ -10,7 +10,7 @@ Expected<std::shared_ptr<InProcessRunner>> InProcessRunner::create(const KernelS
                                                                    const RunnerOptions& options) {
   std::shared_ptr<InProcessRunner> runner(new InProcessRunner());
   runner->entry_ = source.entry;
-  SessionVerify verify{options.verify.reference, options.verify.atol, options.verify.rtol};
+  const SessionVerify verify = session_verify_of(options);
   auto session = KernelSession::create(source.language, problem, options.timing, verify,
                                        /*shared_reference=*/false, source.launch);
   if (!session) return session.status();

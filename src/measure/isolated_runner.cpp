@@ -41,7 +41,7 @@ Expected<std::shared_ptr<IsolatedRunner>> IsolatedRunner::create(const KernelSou
   std::shared_ptr<IsolatedRunner> runner(new IsolatedRunner());
   runner->worker_path_ = worker_path;
   runner->timeout_s_ = options.timing.timeout_s;
-  SessionVerify verify{options.verify.reference, options.verify.atol, options.verify.rtol};
+  const SessionVerify verify = session_verify_of(options);
   runner->init_message_ = {
       {"op", "init"},
       {"language", std::string(to_string(source.language))},

@@ -80,7 +80,9 @@ KernelTiming timing_from_json(const nlohmann::json& json) {
 nlohmann::json verify_to_json(const SessionVerify& verify) {
   return {{"reference", static_cast<int>(verify.reference)},
           {"atol", verify.atol},
-          {"rtol", verify.rtol}};
+          {"rtol", verify.rtol},
+          {"function_artifact", verify.function_artifact},
+          {"function_entry", verify.function_entry}};
 }
 
 SessionVerify verify_from_json(const nlohmann::json& json) {
@@ -88,6 +90,8 @@ SessionVerify verify_from_json(const nlohmann::json& json) {
   v.reference = static_cast<VerifyRule::Reference>(json.value("reference", 1));
   v.atol = json.value("atol", v.atol);
   v.rtol = json.value("rtol", v.rtol);
+  v.function_artifact = json.value("function_artifact", std::string());
+  v.function_entry = json.value("function_entry", std::string());
   return v;
 }
 

@@ -39,6 +39,12 @@ Expected<std::unique_ptr<KernelSession>> KernelSession::create(
   auto scratch = ArgumentBuffers::allocate(problem);
   if (!scratch) return scratch.status();
   session->scratch_ = std::move(*scratch);
+  session->scratch_.fill();  // the verification function sees pristine inputs beside the outputs
+  if (!verify.function_entry.empty()) {
+    auto function = VerifyFunction::load(verify.function_artifact, verify.function_entry);
+    if (!function) return function.status();
+    session->function_ = std::move(*function);
+  }
   TUNEKIT_RETURN_IF_ERROR(session->backend_->prepare(session->pristine_));
   return session;
 }
@@ -75,10 +81,23 @@ TrialOutcome KernelSession::run(const std::string& artifact, const std::string& 
   if (capture) check.capture = &reference_;
   const bool compare = verify_.reference != VerifyRule::Reference::kNone && has_reference_;
   if (compare && !capture) check.reference = &reference_;
+  if (function_) check.function = &*function_;
   TrialOutcome out;
   out.result = run_kernel_trial(*backend_, timing, check);
   out.captured = capture && out.result.error_no == MeasureErrorNo::kNoError;
   return out;
+}
+
+SessionVerify session_verify_of(const RunnerOptions& options) {
+  SessionVerify verify;
+  verify.reference = options.verify.reference;
+  verify.atol = options.verify.atol;
+  verify.rtol = options.verify.rtol;
+  if (!options.verify.function.entry.empty()) {
+    verify.function_artifact = options.verify_artifact;
+    verify.function_entry = options.verify.function.entry;
+  }
+  return verify;
 }
 
 nlohmann::json config_params(const Config& config) {

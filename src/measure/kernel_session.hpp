@@ -5,11 +5,14 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "measure/verify_function.hpp"
 #include "tunekit/measure/argument_buffers.hpp"
 #include "tunekit/measure/kernel_backend.hpp"
 #include "tunekit/measure/kernel_problem.hpp"
+#include "tunekit/measure/kernel_runner.hpp"
 #include "tunekit/measure/measure_types.hpp"
 
 namespace tunekit::measure {
@@ -21,7 +24,14 @@ struct SessionVerify {
   VerifyRule::Reference reference = VerifyRule::Reference::kFirstValid;
   double atol = 1e-6;
   double rtol = 1e-5;
+  /// A built user verification function and its entry (VerifyRule::function), used instead of
+  /// the atol/rtol comparison; empty: none.
+  std::string function_artifact;
+  std::string function_entry;
 };
+
+/// The SessionVerify of a runner's options (rule, tolerances, the built verification function).
+SessionVerify session_verify_of(const RunnerOptions& options);
 
 /// Outcome of one trial in a session.
 struct TrialOutcome {
@@ -34,7 +44,8 @@ class KernelSession {
  public:
   /// Allocates and fills the arguments and prepares `language`'s backend on them. The reference
   /// buffers are MAP_SHARED when `shared_reference` (trials in forked children write them).
-  /// Errors: those of make_kernel_backend, ArgumentBuffers::allocate and KernelBackend::prepare.
+  /// Errors: those of make_kernel_backend, ArgumentBuffers::allocate, KernelBackend::prepare and
+  ///   VerifyFunction::load (a verification function that does not load).
   static Expected<std::unique_ptr<KernelSession>> create(
       KernelLanguage language, const KernelProblem& problem, const KernelTiming& timing,
       const SessionVerify& verify, bool shared_reference, const LaunchGeometry& launch = {});
@@ -71,6 +82,7 @@ class KernelSession {
   ArgumentBuffers pristine_;
   ArgumentBuffers reference_;
   ArgumentBuffers scratch_;
+  std::optional<VerifyFunction> function_;
   bool has_reference_ = false;
 };
 

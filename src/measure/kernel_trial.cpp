@@ -31,10 +31,13 @@ MeasureResult check_call(KernelBackend& backend, const TrialCheck& check) {
     status = backend.read_outputs(*check.capture);
     if (!status.is_ok()) return failure(MeasureErrorNo::kRuntimeDevice, status.message());
   }
-  if (check.reference != nullptr && check.scratch != nullptr) {
+  const bool compares = check.reference != nullptr || check.function != nullptr;
+  if (compares && check.scratch != nullptr) {
     status = backend.read_outputs(*check.scratch);
     if (!status.is_ok()) return failure(MeasureErrorNo::kRuntimeDevice, status.message());
-    status = check.scratch->compare_outputs(*check.reference, check.atol, check.rtol);
+    status = check.function != nullptr
+                 ? check.function->check(*check.scratch, check.reference)
+                 : check.scratch->compare_outputs(*check.reference, check.atol, check.rtol);
     if (!status.is_ok()) return failure(MeasureErrorNo::kWrongAnswer, status.message());
   }
   return {};

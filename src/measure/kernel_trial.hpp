@@ -2,6 +2,7 @@
 // repeats as KernelTiming says (AutoTVM LocalRunner semantics). Shared by both runners.
 #pragma once
 
+#include "measure/verify_function.hpp"
 #include "tunekit/measure/argument_buffers.hpp"
 #include "tunekit/measure/kernel_backend.hpp"
 #include "tunekit/measure/kernel_problem.hpp"
@@ -19,6 +20,9 @@ struct TrialCheck {
   ArgumentBuffers* scratch = nullptr;
   double atol = 1e-6;
   double rtol = 1e-5;
+  /// A user verification function used instead of the atol/rtol comparison (needs `scratch`;
+  /// `reference` is passed to it when set). Null: none.
+  const VerifyFunction* function = nullptr;
 };
 
 /// Measures the configuration loaded in `backend`, whose launch buffers hold pristine inputs

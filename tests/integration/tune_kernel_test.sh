@@ -41,6 +41,13 @@ grep -qE '"entity": \[\["VARIANT", "ot", (0|1|5)\]\]' best.log.json && pass \
   || { fail "log best kept a failed config"; cat best.log.json; }
 expect_ok log-show "$TK" log show --top 1 bad.log.json
 
+# --- A user verification function instead of a reference (verify.function). ---------------------
+expect_ok verify-function "$TK" tune-kernel "$SRC/tests/data/kernels/bad_space/bad_space_function.json" \
+  --log "$work/fn.log.json"
+grep -q "VARIANT=4: WRONG_ANSWER: verification function 'check' rejected the outputs: y\[17\]" out.txt \
+  && pass || { fail "the verification function's reason is not reported"; cat out.txt; }
+grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || { fail "no good best with a function"; cat out.txt; }
+
 # --- Errors: one line naming the file and the field. -------------------------------------------
 sed 's/"size": "n", "fill": "random"/"size": "n*q", "fill": "random"/' "$SPEC" >typo.json
 cp "$SRC/tests/data/kernels/bad_space/bad_space.cpp" .

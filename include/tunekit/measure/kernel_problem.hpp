@@ -121,6 +121,16 @@ struct VerifyRule {
   nlohmann::json reference_params = nlohmann::json::object();
   /// kKernel: the reference kernel (its own entry and flags; built once without parameters).
   KernelSource reference_source;
+  /// A user verification function (C/C++, whatever the kernel's language), used instead of the
+  /// atol/rtol comparison when its `entry` is set; built once like a reference kernel:
+  ///   extern "C" int check(int count, void* const* args, const void* const* reference,
+  ///                        const long long* elements, char* why, int why_size);
+  /// `args` are the kernel's arguments in order after the check call (arrays: the outputs it
+  /// wrote and the pristine inputs; scalars: a pointer to the value in its dtype), `reference`
+  /// the reference outputs (null for inputs, scalars, and when no reference exists yet),
+  /// `elements` the element count of each array (0 for scalars). It returns 0 to accept;
+  /// otherwise the trial is kWrongAnswer with the reason it wrote into `why` (why_size bytes).
+  KernelSource function;
   double atol = 1e-6;
   double rtol = 1e-5;
 };

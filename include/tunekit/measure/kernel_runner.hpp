@@ -26,6 +26,9 @@ struct RunnerOptions {
   std::string reference_artifact;
   /// The worker program of isolated runs; empty = find_kernel_worker().
   std::string worker_path;
+  /// The built user verification function (VerifyRule::function), loaded by the runner; empty
+  /// when the rule has none.
+  std::string verify_artifact;
 };
 
 /// Path of the `tunekit-kernel-worker` program: $TUNEKIT_KERNEL_WORKER, else the file of that

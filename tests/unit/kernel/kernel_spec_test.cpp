@@ -326,7 +326,26 @@ TEST_F(KernelSpecTest, VerifyErrors) {
             "verify.reference.source: cannot open kernel source '" + dir_.file("none.cpp") +
                 "': No such file or directory");
   EXPECT_EQ(error_of(minimal(R"(, "verify": {"tolerance": 1})")),
-            "verify: unknown key \"tolerance\" (accepted: \"atol\", \"rtol\", \"reference\")");
+            "verify: unknown key \"tolerance\" (accepted: \"atol\", \"rtol\", \"reference\", "
+            "\"function\")");
+  EXPECT_EQ(error_of(minimal(R"(, "verify": {"function": {"source": "ref.cpp"}})")),
+            "verify.function: expected {\"source\": \"check.cpp\", \"entry\": \"check\"}");
+  EXPECT_EQ(error_of(minimal(R"(, "verify": {"function": "check"})")),
+            "verify.function: expected {\"source\": \"check.cpp\", \"entry\": \"check\"}");
+  EXPECT_EQ(error_of(minimal(
+                R"(, "verify": {"function": {"source": "ref.cpp", "entry": "c", "cflags": []}})")),
+            "verify.function: unknown key \"cflags\" (accepted: \"source\", \"entry\", \"flags\")");
+}
+
+TEST_F(KernelSpecTest, VerificationFunctionIsAHostSourceOfItsOwn) {
+  auto spec = load(minimal(
+      R"(, "language": "opencl", "verify": {"reference": "none", "function": {"source": "ref.cpp", "entry": "ref"}})"));
+  ASSERT_TRUE(spec) << spec.status().message();
+  EXPECT_EQ(spec->verify.function.entry, "ref");
+  EXPECT_EQ(spec->verify.function.language, KernelLanguage::kCpp);
+  EXPECT_EQ(spec->verify.function.path, dir_.file("ref.cpp"));
+  EXPECT_NE(spec->verify.function.text.find("void ref"), std::string::npos);
+  EXPECT_EQ(spec->verify.reference, VerifyRule::Reference::kNone);
 }
 
 TEST_F(KernelSpecTest, TimingAndBuildErrors) {

@@ -43,6 +43,34 @@ TEST(InProcessRunner, WrongAnswerNamesTheFirstBadElement) {
   EXPECT_TRUE(results[1].costs_s.empty());
 }
 
+TEST(InProcessRunner, AVerificationFunctionDecidesInsteadOfTheTolerances) {
+  RunnerOptions options = testing::test_options(Isolation::kInProcess);
+  options.verify.reference = VerifyRule::Reference::kNone;
+  options.verify.function.entry = "check";
+  options.verify_artifact = testing::kernel_path("check_sum");
+  auto runner = in_process_runner(options);
+  ASSERT_TRUE(runner);
+  auto batch = batch_of({"wrong", "vadd"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  EXPECT_EQ(results[0].error_no, MeasureErrorNo::kWrongAnswer);
+  EXPECT_NE(results[0].error_msg.find(
+                "verification function 'check' rejected the outputs: c[17] is not a[17] + b[17]"),
+            std::string::npos)
+      << results[0].error_msg;
+  EXPECT_TRUE(results[1].ok()) << results[1].error_msg;
+}
+
+TEST(InProcessRunner, AVerificationFunctionThatDoesNotLoadIsRefused) {
+  RunnerOptions options = testing::test_options(Isolation::kInProcess);
+  options.verify.function.entry = "no_such_check";
+  options.verify_artifact = testing::kernel_path("check_sum");
+  auto runner = make_kernel_runner(testing::vadd_source(), testing::vadd_problem(), options);
+  ASSERT_FALSE(runner.has_value());
+  EXPECT_NE(runner.status().message().find("no verification function 'no_such_check'"),
+            std::string::npos)
+      << runner.status().message();
+}
+
 TEST(InProcessRunner, NextConfigurationSeesPristineInputs) {
   auto runner = in_process_runner();
   ASSERT_TRUE(runner);

@@ -93,6 +93,22 @@ TEST(IsolatedRunner, WrongAnswerNamesTheFirstBadElement) {
   EXPECT_NE(r.error_msg.find("(atol 1e-06, rtol 1e-05)"), std::string::npos) << r.error_msg;
 }
 
+TEST(IsolatedRunner, AVerificationFunctionRunsInTheWorker) {
+  RunnerOptions options = testing::test_options(Isolation::kProcess);
+  options.verify.reference = VerifyRule::Reference::kNone;
+  options.verify.function.entry = "check";
+  options.verify_artifact = testing::kernel_path("check_sum");
+  auto runner = isolated_runner(options);
+  ASSERT_TRUE(runner);
+  auto batch = batch_of({"wrong", "vadd"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  EXPECT_EQ(results[0].error_no, MeasureErrorNo::kWrongAnswer);
+  EXPECT_NE(results[0].error_msg.find("rejected the outputs: c[17] is not a[17] + b[17]"),
+            std::string::npos)
+      << results[0].error_msg;
+  EXPECT_TRUE(results[1].ok()) << results[1].error_msg;
+}
+
 TEST(IsolatedRunner, NextConfigurationSeesPristineInputs) {
   auto runner = isolated_runner();
   ASSERT_TRUE(runner);
