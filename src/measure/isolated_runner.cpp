@@ -25,6 +25,39 @@ namespace {
 /// child handling, loading the artefact); also the limit of its start and preparation.
 constexpr double kWorkerGraceS = 10.0;
 
+/// How a worker starts: the socket end `fd` as its standard input and output, no other
+/// descriptor of the tuning process (glibc >= 2.34; the rest are close-on-exec already),
+/// default signal actions and an empty signal mask (an ignored SIGCHLD would let its trial
+/// children vanish unreaped and their crashes go unseen).
+struct WorkerSpawn {
+  explicit WorkerSpawn(int fd) {
+    ::posix_spawnattr_init(&attr);
+    ::posix_spawn_file_actions_init(&actions);
+    sigset_t none;
+    sigset_t all;
+    ::sigemptyset(&none);
+    ::sigfillset(&all);
+    error = ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    if (error == 0) error = ::posix_spawnattr_setsigmask(&attr, &none);
+    if (error == 0) error = ::posix_spawnattr_setsigdefault(&attr, &all);
+    if (error == 0) error = ::posix_spawn_file_actions_adddup2(&actions, fd, 0);
+    if (error == 0) error = ::posix_spawn_file_actions_adddup2(&actions, fd, 1);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    if (error == 0) error = ::posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
+  }
+  ~WorkerSpawn() {
+    ::posix_spawnattr_destroy(&attr);
+    ::posix_spawn_file_actions_destroy(&actions);
+  }
+  WorkerSpawn(const WorkerSpawn&) = delete;
+  WorkerSpawn& operator=(const WorkerSpawn&) = delete;
+
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_t actions;
+  int error = 0;
+};
+
 MeasureResult failure(MeasureErrorNo code, std::string message) {
   MeasureResult r;
   r.error_no = code;
@@ -69,14 +102,11 @@ Status IsolatedRunner::spawn() {
     return Status(StatusCode::kIoError,
                   std::string("cannot create the worker's socket: ") + std::strerror(errno));
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  WorkerSpawn setup(fds[1]);
   std::string path = worker_path_;
   char* argv[] = {path.data(), nullptr};
-  const int rc = ::posix_spawn(&pid_, path.c_str(), &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
+  int rc = setup.error;
+  if (rc == 0) rc = ::posix_spawn(&pid_, path.c_str(), &setup.actions, &setup.attr, argv, environ);
   ::close(fds[1]);
   if (rc != 0) {
     ::close(fds[0]);

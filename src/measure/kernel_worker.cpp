@@ -4,18 +4,25 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "measure/kernel_protocol.hpp"
 #include "measure/kernel_session.hpp"
 #include "measure/line_channel.hpp"
+#include "tunekit/core/clock.hpp"
 
 namespace tunekit::measure {
 namespace {
@@ -37,8 +44,81 @@ TrialOutcome child_failure(int status) {
   return outcome_of(MeasureErrorNo::kRuntimeDevice, describe_wait_status(status));
 }
 
+/// Signals a crashing kernel raises. A trial child restores their default action, so that the
+/// crash ends it by the signal even where the worker has handlers for them (a worker built with
+/// AddressSanitizer would otherwise report the crash and exit with status 1).
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+/// The start of a trial child: dies with the worker, leads a process group of its own (its
+/// descendants are killed with it) and crashes by default.
+void become_trial_child(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(120);
+  ::setpgid(0, 0);
+  sigset_t crashes;
+  ::sigemptyset(&crashes);
+  for (const int signal : kCrashSignals) {
+    ::signal(signal, SIG_DFL);
+    ::sigaddset(&crashes, signal);
+  }
+  ::sigprocmask(SIG_UNBLOCK, &crashes, nullptr);
+}
+
+/// A descriptor that becomes readable when the child `pid` ends (-1 where the system has none).
+int open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+#else
+  (void)pid;
+  return -1;
+#endif
+}
+
+/// Waits until the child behind `pidfd` ends or `deadline_ns` passes; false at the deadline.
+bool wait_for_end(pid_t pid, int pidfd, std::int64_t deadline_ns) {
+  for (;;) {
+    const std::int64_t left_ns = deadline_ns - now_ns();
+    if (left_ns <= 0) return false;
+    if (pidfd >= 0) {
+      pollfd p{pidfd, POLLIN, 0};
+      const int ready = ::poll(&p, 1, static_cast<int>(left_ns / 1'000'000 + 1));
+      if (ready > 0) return true;
+      if (ready < 0 && errno != EINTR) return true;  // cannot watch: let waitpid block
+    } else {
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == pid) {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+/// Reads the trial child's result line until `timeout_s` has passed. A child that ended (or
+/// closed the pipe) without a whole line gives kEof once it is gone: its descendants, which
+/// may hold the pipe, do not keep the worker waiting.
+LineChannel::Read await_result(pid_t pid, int read_fd, double timeout_s, std::string& line) {
+  const std::int64_t deadline_ns = now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
+  const int pidfd = open_pidfd(pid);
+  LineChannel in(read_fd, -1);
+  LineChannel::Read read = in.read_line(line, timeout_s, pidfd);
+  if (read == LineChannel::Read::kWatch) {
+    // The child ended: what it wrote before is in the pipe.
+    ::kill(-pid, SIGKILL);
+    read = in.read_line(line, 1.0);
+    if (read != LineChannel::Read::kLine) read = LineChannel::Read::kEof;
+  } else if (read == LineChannel::Read::kEof || read == LineChannel::Read::kError) {
+    // The pipe closed early (a kernel may close descriptors): the child may still be running.
+    read = wait_for_end(pid, pidfd, deadline_ns) ? LineChannel::Read::kEof
+                                                 : LineChannel::Read::kTimeout;
+  }
+  if (pidfd >= 0) ::close(pidfd);
+  return read;
+}
+
 /// Runs `trial` in a forked child that reports its outcome through a pipe; the child is
-/// killed when it runs past `timeout_s`.
+/// killed when it runs past `timeout_s`, and so is anything it started.
 TrialOutcome run_forked(const std::function<TrialOutcome()>& trial, double timeout_s) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
@@ -52,19 +132,18 @@ TrialOutcome run_forked(const std::function<TrialOutcome()>& trial, double timeo
     return outcome_of(MeasureErrorNo::kUnknownError, "the kernel worker cannot fork");
   }
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(120);
+    become_trial_child(parent);
     ::close(fds[0]);
     LineChannel out(-1, fds[1]);
     (void)out.write_line(outcome_to_json(trial()).dump());
     ::_exit(0);
   }
+  ::setpgid(pid, pid);  // as the child does: whichever runs first
   ::close(fds[1]);
-  LineChannel in(fds[0], -1);
   std::string line;
-  const LineChannel::Read read = in.read_line(line, timeout_s);
-  if (read == LineChannel::Read::kTimeout) ::kill(pid, SIGKILL);
+  const LineChannel::Read read = await_result(pid, fds[0], timeout_s, line);
   ::close(fds[0]);
+  ::kill(-pid, SIGKILL);  // past the timeout, or descendants left behind
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

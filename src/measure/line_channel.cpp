@@ -43,7 +43,7 @@ Status LineChannel::write_line(const std::string& line) {
   return Status::ok();
 }
 
-LineChannel::Read LineChannel::read_line(std::string& line, double timeout_s) {
+LineChannel::Read LineChannel::read_line(std::string& line, double timeout_s, int watch_fd) {
   const std::int64_t deadline = now_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
   while (true) {
     if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
@@ -57,11 +57,12 @@ LineChannel::Read LineChannel::read_line(std::string& line, double timeout_s) {
       if (left <= 0) return Read::kTimeout;
       wait_ms = static_cast<int>((left + 999'999) / 1'000'000);
     }
-    pollfd pfd{in_fd_, POLLIN, 0};
-    const int ready = ::poll(&pfd, 1, wait_ms);
+    pollfd pfd[2] = {{in_fd_, POLLIN, 0}, {watch_fd, POLLIN, 0}};
+    const int ready = ::poll(pfd, watch_fd >= 0 ? 2 : 1, wait_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return Read::kError;
     if (ready == 0) continue;  // the deadline check above decides
+    if (pfd[0].revents == 0) return Read::kWatch;
     char chunk[4096];
     const ssize_t got = ::read(in_fd_, chunk, sizeof chunk);
     if (got < 0 && errno == EINTR) continue;

@@ -37,7 +37,7 @@ class SpawnSetup {
   SpawnSetup& operator=(const SpawnSetup&) = delete;
 
   /// New process group, default signal dispositions and an empty mask; stdin from /dev/null,
-  /// stdout and stderr into `write_fd`.
+  /// stdout and stderr into `write_fd`, no other descriptor (glibc >= 2.34).
   int configure(int write_fd) {
     sigset_t none;
     sigset_t all;
@@ -51,6 +51,10 @@ class SpawnSetup {
     if (rc == 0) rc = ::posix_spawn_file_actions_addopen(&actions_, 0, "/dev/null", O_RDONLY, 0);
     if (rc == 0) rc = ::posix_spawn_file_actions_adddup2(&actions_, write_fd, 1);
     if (rc == 0) rc = ::posix_spawn_file_actions_adddup2(&actions_, write_fd, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    // Descriptors the embedding program opened without close-on-exec stay out of the tool.
+    if (rc == 0) rc = ::posix_spawn_file_actions_addclosefrom_np(&actions_, 3);
+#endif
     return rc;
   }
   const posix_spawnattr_t* attr() const { return &attr_; }

@@ -2,8 +2,10 @@
 // failed trials with their reasons, later configurations still run, a killed worker is replaced.
 #include "measure/isolated_runner.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -78,6 +80,20 @@ TEST(IsolatedRunner, InfiniteLoopRunsPastTheTimeout) {
   const MeasureResult r = between_good_ones("infinite_loop");
   EXPECT_EQ(r.error_no, MeasureErrorNo::kRunTimeout);
   EXPECT_EQ(r.error_msg, "ran past the 1 s timeout");
+}
+
+TEST(IsolatedRunner, KernelClosingItsResultPipeAndHangingRunsPastTheTimeout) {
+  // The worker sees the pipe close early; it must still time the child out (not wait for it
+  // forever and be replaced as a silent worker).
+  const MeasureResult r = between_good_ones("closes_fds");
+  EXPECT_EQ(r.error_no, MeasureErrorNo::kRunTimeout);
+  EXPECT_EQ(r.error_msg, "ran past the 1 s timeout");
+}
+
+TEST(IsolatedRunner, CrashIsSeenWhileAProcessTheKernelStartedHoldsThePipe) {
+  const MeasureResult r = between_good_ones("fork_and_crash");
+  EXPECT_EQ(r.error_no, MeasureErrorNo::kRuntimeDevice);
+  EXPECT_EQ(r.error_msg, "killed by SIGSEGV (segmentation fault)");
 }
 
 TEST(IsolatedRunner, ExitIsAFailedTrial) {
@@ -165,6 +181,37 @@ TEST(IsolatedRunner, WorkerKilledFromOutsideIsReplaced) {
   EXPECT_EQ(results[2].error_no, MeasureErrorNo::kWrongAnswer) << results[2].error_msg;
   EXPECT_GT(isolated->worker_pid(), 0);
   EXPECT_NE(isolated->worker_pid(), first);
+}
+
+TEST(IsolatedRunner, CrashIsSeenWhenTheTuningProcessIgnoresSigchld) {
+  // An ignored SIGCHLD survives exec: a worker started with it could not reap its trial
+  // children and would take a crash for "exited (status 0)".
+  struct sigaction ignore {};
+  struct sigaction previous {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGCHLD, &ignore, &previous), 0);
+  auto runner = isolated_runner();
+  ::sigaction(SIGCHLD, &previous, nullptr);
+  ASSERT_TRUE(runner);
+  auto batch = batch_of({"vadd", "segfault"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  EXPECT_TRUE(results[0].ok()) << results[0].error_msg;
+  EXPECT_EQ(results[1].error_msg, "killed by SIGSEGV (segmentation fault)");
+}
+
+TEST(IsolatedRunner, WorkerInheritsNoDescriptorOfTheTuningProcess) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);  // without close-on-exec, as an embedding program might open it
+  const int leaked = ::fcntl(fds[1], F_DUPFD, 200);
+  ASSERT_GE(leaked, 200);
+  auto runner = isolated_runner();
+  ASSERT_TRUE(runner);
+  auto* isolated = dynamic_cast<measure::IsolatedRunner*>(runner.get());
+  ASSERT_NE(isolated, nullptr);
+  const std::string path =
+      "/proc/" + std::to_string(isolated->worker_pid()) + "/fd/" + std::to_string(leaked);
+  EXPECT_NE(::access(path.c_str(), F_OK), 0) << path << " exists";
+  for (const int fd : {fds[0], fds[1], leaked}) ::close(fd);
 }
 
 TEST(IsolatedRunner, MissingWorkerProgramIsReported) {

@@ -1,7 +1,9 @@
 // run_command: captured output, exit statuses, a chatty tool, a missing program, the timeout.
 #include "tunekit/measure/tool_command.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <fstream>
@@ -31,6 +33,19 @@ TEST(RunCommand, AChattyToolDoesNotStall) {
   ASSERT_TRUE(ran.has_value()) << ran.status().to_string();
   EXPECT_TRUE(ran->succeeded()) << ran->ending();
   EXPECT_EQ(ran->output.size(), 64u);  // kept up to the limit, the rest read and dropped
+}
+
+TEST(RunCommand, TheToolInheritsNoOtherDescriptor) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);  // without close-on-exec, as an embedding program might open it
+  const int leaked = ::fcntl(fds[1], F_DUPFD, 200);
+  ASSERT_GE(leaked, 200);
+  // `[` is built into sh: /proc/self is the spawned shell.
+  const std::string probe = "[ -e /proc/self/fd/" + std::to_string(leaked) + " ] && echo leaked";
+  auto ran = run_command({"sh", "-c", probe + "; echo checked"}, 30.0);
+  for (const int fd : {fds[0], fds[1], leaked}) ::close(fd);
+  ASSERT_TRUE(ran.has_value()) << ran.status().to_string();
+  EXPECT_EQ(ran->output, "checked\n");
 }
 
 TEST(RunCommand, AMissingProgramIsOneClearError) {
