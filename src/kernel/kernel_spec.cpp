@@ -12,6 +12,7 @@
 #include "spec_sections.hpp"
 #include "tunekit/core/file_io.hpp"
 #include "tunekit/core/json.hpp"
+#include "tunekit/measure/kernel_build.hpp"
 #include "tunekit/space/space_spec.hpp"
 
 namespace tunekit {
@@ -249,6 +250,8 @@ class SpecParser {
     }
     auto built = space_from_spec(copy);
     if (!built) return f_.wrap("space", Status(built.status().code(), strip_space_prefix(built)));
+    // Parameters become -D definitions: refuse a name that cannot be one before any build.
+    if (Status names = check_define_names(*built); !names.is_ok()) return f_.wrap("space", names);
     spec_.space = std::make_shared<const ConfigSpace>(std::move(*built));
     return Status::ok();
   }

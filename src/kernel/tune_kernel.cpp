@@ -2,10 +2,15 @@
 // with its strategy, resume from the log and the tuning loop.
 #include "tunekit/kernel/tune_kernel.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 
 #include "tunekit/kernel/kernel_task.hpp"
@@ -89,6 +94,25 @@ Expected<MeasureOptions> make_kernel_measure(const KernelSpec& spec,
 
 namespace {
 
+/// Refuses a log that cannot be appended to before anything is measured (a run whose records
+/// cannot be kept would be lost). Creates it empty when absent; a FIFO or device is refused.
+Status check_log_writable(const std::string& log_path) {
+  const int fd =
+      ::open(log_path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return Status(StatusCode::kIoError,
+                  fmt::format("cannot write tuning log '{}': {}", log_path, std::strerror(errno)));
+  }
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  ::close(fd);
+  if (!regular) {
+    return Status(StatusCode::kIoError,
+                  fmt::format("tuning log '{}' is not a regular file", log_path));
+  }
+  return Status::ok();
+}
+
 /// Loads the log's trials of the task into `tuner`; 0 when the log does not exist yet.
 Expected<std::size_t> resume(Tuner& tuner, const std::string& log_path) {
   std::error_code ec;
@@ -138,6 +162,7 @@ Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneO
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   const std::size_t budget = spec.budget.trials.value_or(kDefaultKernelTrials);
   if (result.resumed < budget) {
+    if (Status writable = check_log_writable(spec.log_path); !writable.is_ok()) return writable;
     Expected<MeasureOptions> measure = MeasureOptions{nullptr, options.runner};
     if (!options.runner) measure = make_kernel_measure(spec, result.task);
     if (!measure) return measure.status();

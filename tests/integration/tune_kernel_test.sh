@@ -54,6 +54,12 @@ cp "$SRC/tests/data/kernels/bad_space/bad_space.cpp" .
 expect_fail unknown-name 1 "typo.json: arguments[1].size: unknown name 'q' in 'n*q'" \
   "$TK" tune-kernel typo.json
 expect_fail missing-spec 1 "cannot open kernel spec 'nope.json'" "$TK" tune-kernel nope.json
+mkdir -p a-directory
+expect_fail log-not-writable 1 "tuning log '$work/a-directory': Is a directory" \
+  "$TK" tune-kernel "$SPEC" --log "$work/a-directory"
+expect_fail log-not-writable-fresh 1 "cannot write tuning log '$work/a-directory': Is a directory" \
+  "$TK" tune-kernel "$SPEC" --log "$work/a-directory" --no-resume
+expect_fail zero-timeout 2 "--timeout: '0' is not a number > 0" "$TK" tune-kernel "$SPEC" --timeout 0
 expect_fail bad-isolation 2 "--isolation" "$TK" tune-kernel "$SPEC" --isolation thread
 expect_fail bad-strategy 2 "magic" "$TK" tune-kernel "$SPEC" --strategy magic
 

@@ -256,7 +256,7 @@ void register_tune_kernel_command(CLI::App& app) {
                   "budget.trials)")
       ->check(tunekit::cli::positive_integer());
   cmd->add_option("--seconds", a->seconds, "Wall-time budget of this run in seconds")
-      ->check(CLI::PositiveNumber);
+      ->check(tunekit::cli::positive_finite_number());
   cmd->add_option("--strategy", a->strategy,
                   "Search strategy (auto, grid, random, ga, sa, xgb, ...; drops the spec's "
                   "strategy_settings)");
@@ -266,7 +266,7 @@ void register_tune_kernel_command(CLI::App& app) {
   cmd->add_option("--isolation", a->isolation, "process or in-process")
       ->check(CLI::IsMember({"process", "in-process"}));
   cmd->add_option("--timeout", a->timeout_s, "Seconds a trial may run (timing.timeout)")
-      ->check(CLI::PositiveNumber);
+      ->check(tunekit::cli::positive_finite_number());
   cmd->add_option("--n-parallel", a->n_parallel, "Configurations built at once (0 = CPUs)")
       ->check(tunekit::cli::non_negative_integer());
   cmd->add_option("--top", a->top, "Configurations in the final table (default 10; 0 = none)")

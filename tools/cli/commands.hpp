@@ -65,6 +65,21 @@ inline CLI::Validator seed_number() {
 }
 
 /// CLI11 check: a whole decimal number >= 1.
+/// CLI11 check: a finite decimal number > 0 ("--timeout: '0' is not a number > 0"); unlike
+/// CLI::PositiveNumber it names no huge bound and refuses NaN and infinities.
+inline CLI::Validator positive_finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        const bool parsed = CLI::detail::lexical_cast(text, value);
+        if (!parsed || !(value > 0) || value > std::numeric_limits<double>::max()) {
+          return "'" + text + "' is not a number > 0";
+        }
+        return {};
+      },
+      "NUMBER>0", "positive_finite_number");
+}
+
 inline CLI::Validator positive_integer() { return whole_number_at_least(1, "positive_integer"); }
 
 }  // namespace tunekit::cli

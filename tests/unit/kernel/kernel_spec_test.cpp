@@ -277,6 +277,14 @@ TEST_F(KernelSpecTest, SpaceErrors) {
             "space: no configuration of the 2 points passes the restrictions");
 }
 
+TEST_F(KernelSpecTest, AParameterNameThatCannotBeADefinitionIsRefused) {
+  EXPECT_EQ(error_of(R"({"name": "k", "source": "k.cpp",
+      "arguments": [{"name": "n", "dtype": "int32", "value": 8}],
+      "space": {"params": {"UN ROLL": [1, 2]}}})"),
+            "space: parameter 'UN ROLL' is not a C identifier, so it cannot be a preprocessor "
+            "definition");
+}
+
 TEST_F(KernelSpecTest, FlopErrors) {
   EXPECT_EQ(error_of(minimal(R"(, "flop": "2*n*m")")),
             "flop: unknown name 'm' in '2*n*m' (scalar arguments may be named)");
