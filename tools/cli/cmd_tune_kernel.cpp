@@ -86,6 +86,7 @@ void print_top(const tunekit::KernelTuneResult& r, std::size_t top) {
   std::stable_sort(ok.begin(), ok.end(), [](const Trial* a, const Trial* b) {
     return a->result.mean_cost_s() < b->result.mean_cost_s();
   });
+  if (ok.empty()) return;  // the failures and the error say it all
   if (ok.size() > top) ok.resize(top);
   const tunekit::ConfigSpace& space = *r.task->space;
   std::vector<std::string> header = {"rank"};
