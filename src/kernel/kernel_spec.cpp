@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -39,6 +40,21 @@ Expected<std::string> read_source(const SpecFields& f, const std::string& path,
 namespace {
 
 using kernel_detail::Json;
+
+/// Copies of every array a run holds in host memory at once: the pristine arguments, the
+/// scratch outputs and the reference of a KernelSession (src/measure/kernel_session.cpp), plus
+/// the launch buffers of the C/C++ backend (OpenCL and CUDA keep theirs on the device).
+constexpr int kArrayCopies = 4;
+
+/// The machine's physical memory in bytes; 0 where the system does not say.
+double physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+/// `bytes` as "20.0 GB" (10^9 bytes).
+std::string gigabytes(double bytes) { return fmt::format("{:.1f} GB", bytes / 1e9); }
 using kernel_detail::ScalarValues;
 using kernel_detail::SpecFields;
 
@@ -140,7 +156,27 @@ class SpecParser {
       TUNEKIT_RETURN_IF_ERROR(read_array_size((**list)[i], fmt::format("arguments[{}]", i),
                                               spec_.problem.arguments[i]));
     }
-    return Status::ok();
+    return check_memory();
+  }
+
+  /// Refuses arrays whose kArrayCopies copies exceed the machine's memory (a run would end in
+  /// an out-of-memory kill): "arguments: the arrays need 80.0 GB (4 copies of 20.0 GB: x 10.0
+  /// GB, y 10.0 GB), more than this machine's 23.5 GB of memory".
+  Status check_memory() const {
+    double bytes = 0.0;
+    std::string each;
+    for (const KernelArgument& arg : spec_.problem.arguments) {
+      if (arg.is_scalar) continue;
+      const double b = static_cast<double>(arg.size) * static_cast<double>(dtype_bytes(arg.dtype));
+      bytes += b;
+      each += fmt::format("{}{} {}", each.empty() ? "" : ", ", arg.name, gigabytes(b));
+    }
+    const double memory = physical_memory_bytes();
+    if (memory <= 0.0 || kArrayCopies * bytes <= memory) return Status::ok();
+    return f_.bad("arguments", fmt::format("the arrays need {} ({} copies of {}: {}), more than "
+                                           "this machine's {} of memory",
+                                           gigabytes(kArrayCopies * bytes), kArrayCopies,
+                                           gigabytes(bytes), each, gigabytes(memory)));
   }
 
   /// Name, dtype, scalar value or array fill and output flag of one argument.
@@ -227,8 +263,11 @@ class SpecParser {
     const std::string field = where + ".size";
     auto size = f_.scalar_expression(a["size"], field, scalars_);
     if (!size) return size.status();
-    if (*size < 1 || *size != std::floor(*size) || *size > 9.007199254740992e15) {
+    if (*size < 1 || *size != std::floor(*size)) {
       return f_.bad(field, fmt::format("{} elements: expected a whole number >= 1", *size));
+    }
+    if (*size > 9.007199254740992e15) {
+      return f_.bad(field, fmt::format("{:.0f} elements: too large (at most 2^53)", *size));
     }
     arg.size = static_cast<std::size_t>(*size);
     return Status::ok();

@@ -122,26 +122,49 @@ Expected<ArgumentBuffers> ArgumentBuffers::allocate(const KernelProblem& problem
   ArgumentBuffers out;
   out.problem_ = problem;
   out.arrays_.resize(problem.arguments.size());
-  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-  const int flags = MAP_ANONYMOUS | (sharing == Sharing::kShared ? MAP_SHARED : MAP_PRIVATE);
   for (std::size_t i = 0; i < problem.arguments.size(); ++i) {
     const KernelArgument& arg = problem.arguments[i];
     if (arg.is_scalar) continue;
     if (arg.size == 0) {
       return Status(StatusCode::kInvalidArgument, "array argument '" + arg.name + "' has size 0");
     }
-    Array& a = out.arrays_[i];
-    a.bytes = arg.size * dtype_bytes(arg.dtype);
-    a.mapped = (a.bytes + page - 1) / page * page;
-    void* p = ::mmap(nullptr, a.mapped, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (p == MAP_FAILED) {
-      a = Array{};
-      return Status(StatusCode::kIoError, fmt::format("cannot map {} bytes for argument '{}': {}",
-                                                      a.mapped, arg.name, std::strerror(errno)));
-    }
-    a.data = p;
+    TUNEKIT_RETURN_IF_ERROR(out.map_array(i, sharing));
   }
   return out;
+}
+
+Status ArgumentBuffers::map_array(std::size_t i, Sharing sharing) {
+  const KernelArgument& arg = problem_.arguments[i];
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const int flags = MAP_ANONYMOUS | (sharing == Sharing::kShared ? MAP_SHARED : MAP_PRIVATE);
+  Array a;
+  a.bytes = arg.size * dtype_bytes(arg.dtype);
+  a.mapped = (a.bytes + page - 1) / page * page;
+  void* base = ::mmap(nullptr, a.mapped + 2 * page, PROT_READ | PROT_WRITE, flags, -1, 0);
+  if (base == MAP_FAILED) {
+    return Status(StatusCode::kIoError, fmt::format("cannot map {} bytes for argument '{}': {}",
+                                                    a.mapped, arg.name, std::strerror(errno)));
+  }
+  a.data = static_cast<char*>(base) + page;
+  a.guard = page;
+  arrays_[i] = a;  // from here on release() unmaps it
+  char* after = static_cast<char*>(a.data) + a.mapped;
+  if (::mprotect(base, page, PROT_NONE) != 0 || ::mprotect(after, page, PROT_NONE) != 0) {
+    return Status(StatusCode::kIoError,
+                  fmt::format("cannot guard argument '{}': {}", arg.name, std::strerror(errno)));
+  }
+  return Status::ok();
+}
+
+Status ArgumentBuffers::make_read_only() {
+  for (std::size_t i = 0; i < arrays_.size(); ++i) {
+    const Array& a = arrays_[i];
+    if (a.data == nullptr || ::mprotect(a.data, a.mapped, PROT_READ) == 0) continue;
+    return Status(StatusCode::kIoError,
+                  fmt::format("cannot make argument '{}' read-only: {}", problem_.arguments[i].name,
+                              std::strerror(errno)));
+  }
+  return Status::ok();
 }
 
 ArgumentBuffers::ArgumentBuffers(ArgumentBuffers&& other) noexcept
@@ -160,7 +183,7 @@ ArgumentBuffers::~ArgumentBuffers() { release(); }
 
 void ArgumentBuffers::release() noexcept {
   for (Array& a : arrays_) {
-    if (a.data != nullptr) ::munmap(a.data, a.mapped);
+    if (a.data != nullptr) ::munmap(static_cast<char*>(a.data) - a.guard, a.mapped + 2 * a.guard);
   }
   arrays_.clear();
 }

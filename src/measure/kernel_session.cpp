@@ -73,6 +73,11 @@ TrialOutcome KernelSession::run(const std::string& artifact, const std::string& 
   if (restore) {
     status = backend_->restore(pristine_, /*outputs_only=*/false);
     if (!status.is_ok()) return failed(MeasureErrorNo::kRuntimeDevice, status);
+  } else if (!capture) {
+    // A forked trial child that only reads the reference, which it shares with the worker:
+    // a kernel writing out of bounds must fault on it rather than corrupt it for later trials.
+    status = reference_.make_read_only();
+    if (!status.is_ok()) return failed(MeasureErrorNo::kRuntimeDevice, status);
   }
   TrialCheck check;
   check.atol = verify_.atol;

@@ -54,7 +54,8 @@ class KernelSession {
   bool fork_per_trial() const { return backend_->fork_per_trial(); }
 
   /// Loads `artifact`, restores the launch buffers to the pristine arguments when `restore`
-  /// (false only in a forked child, whose copy-on-write memory is pristine already) and
+  /// (false only in a forked child, whose copy-on-write memory is pristine already; such a
+  /// child makes the reference read-only unless it captures it) and
   /// measures it: verified against the reference, or captured as the reference when the rule
   /// is kFirstValid and none is held yet. A trial that captured must be confirmed with
   /// mark_reference() by the process holding the session.

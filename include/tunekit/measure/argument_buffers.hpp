@@ -14,7 +14,9 @@ namespace tunekit {
 
 /// One buffer per argument of a KernelProblem (scalars get none), in call order.
 /// Memory is an anonymous mapping: private to the process, or shared with the children it
-/// forks (reference outputs that a trial child writes for its parent). Move-only.
+/// forks (reference outputs that a trial child writes for its parent). Each array has an
+/// inaccessible guard page before and after it, so that a kernel running off either end
+/// faults there instead of writing into the next mapping. Move-only.
 class ArgumentBuffers {
  public:
   enum class Sharing : std::uint8_t {
@@ -22,8 +24,9 @@ class ArgumentBuffers {
     kShared,   ///< MAP_SHARED: writes of a forked child are seen by the parent
   };
 
-  /// Maps the arrays of `problem` (zeroed, not yet filled).
-  /// Errors: kInvalidArgument for an array of size 0; kIoError when the mapping fails.
+  /// Maps the arrays of `problem` (zeroed, not yet filled), each between two guard pages.
+  /// Errors: kInvalidArgument for an array of size 0; kIoError when the mapping fails
+  ///   ("cannot map 4000000000000 bytes for argument 'x': Cannot allocate memory").
   static Expected<ArgumentBuffers> allocate(const KernelProblem& problem,
                                             Sharing sharing = Sharing::kPrivate);
 
@@ -40,6 +43,11 @@ class ArgumentBuffers {
   void fill(bool outputs_only = false);
   /// Copies the arrays of `other` (same problem) into these; outputs_only: only the outputs.
   void copy_from(const ArgumentBuffers& other, bool outputs_only = false);
+
+  /// Makes every array read-only (PROT_READ): a write to it faults from now on, in this
+  /// process only (a forked trial child protects the reference it shares with the worker).
+  /// Errors: kIoError when mprotect fails.
+  Status make_read_only();
 
   /// Arguments, scalars included (their data() is null).
   std::size_t size() const noexcept { return arrays_.size(); }
@@ -63,8 +71,11 @@ class ArgumentBuffers {
   struct Array {
     void* data = nullptr;
     std::size_t bytes = 0;   ///< bytes of the elements
-    std::size_t mapped = 0;  ///< bytes of the mapping (page multiple)
+    std::size_t mapped = 0;  ///< bytes of the accessible pages (page multiple)
+    std::size_t guard = 0;   ///< bytes of the guard before and after them (one page)
   };
+  /// Maps argument i's array between its guard pages.
+  Status map_array(std::size_t i, Sharing sharing);
   void release() noexcept;
 
   KernelProblem problem_;

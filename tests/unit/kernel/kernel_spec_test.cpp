@@ -238,6 +238,21 @@ TEST_F(KernelSpecTest, ArgumentErrors) {
             "\"size\", \"fill\", \"output\")");
 }
 
+TEST_F(KernelSpecTest, ArraysNeedingMoreThanTheMachinesMemoryAreRefused) {
+  // 2^50 floats: 4.5 PB per array, far more than any machine's memory.
+  const std::string m = error_of(R"({"name": "k", "source": "k.cpp", "arguments": [
+      {"name": "n", "dtype": "int32", "value": 3},
+      {"name": "x", "dtype": "float32", "size": 1125899906842624},
+      {"name": "y", "dtype": "float32", "size": "n", "output": true}],
+      "space": {"params": {"t": [1]}}})");
+  EXPECT_EQ(m.rfind("arguments: the arrays need 18014398.5 GB (4 copies of 4503599.6 GB: "
+                    "x 4503599.6 GB, y 0.0 GB), more than this machine's ",
+                    0),
+            0u)
+      << m;
+  EXPECT_TRUE(m.ends_with(" GB of memory")) << m;
+}
+
 TEST_F(KernelSpecTest, SizeErrors) {
   auto with_size = [&](const std::string& size) {
     return error_of(R"({"name": "k", "source": "k.cpp", "arguments": [
@@ -248,6 +263,9 @@ TEST_F(KernelSpecTest, SizeErrors) {
   EXPECT_EQ(with_size("0"), "arguments[1].size: 0 elements: expected a whole number >= 1");
   EXPECT_EQ(with_size("\"n/2\""), "arguments[1].size: 1.5 elements: expected a whole number >= 1");
   EXPECT_EQ(with_size("\"n-5\""), "arguments[1].size: -2 elements: expected a whole number >= 1");
+  EXPECT_EQ(with_size("1e16"),
+            "arguments[1].size: 10000000000000000 elements: too large (at "
+            "most 2^53)");
   EXPECT_EQ(with_size("true"),
             "arguments[1].size: expected a number or an expression, got a "
             "boolean");

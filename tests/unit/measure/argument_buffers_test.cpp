@@ -1,7 +1,10 @@
-// Argument buffers: alignment, seeded fills, output resets and the comparison's message.
+// Argument buffers: alignment, guard pages, read-only arrays, seeded fills, output resets and
+// the messages of a failed mapping and of the comparison.
 #include "tunekit/measure/argument_buffers.hpp"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstring>
@@ -72,6 +75,42 @@ TEST(ArgumentBuffers, NanWhereTheReferenceHasNoneIsAMismatch) {
   EXPECT_FALSE(got->compare_outputs(*ref, 1.0, 1.0).is_ok());
   static_cast<float*>(ref->data(3))[2] = std::numeric_limits<float>::quiet_NaN();
   EXPECT_TRUE(got->compare_outputs(*ref, 1.0, 1.0).is_ok());
+}
+
+TEST(ArgumentBuffers, MappingFailureNamesTheBytesAndTheArgument) {
+  KernelProblem problem = testing::vadd_problem(4);
+  problem.arguments[3].size = std::size_t{1} << 50;  // 4 PiB: more than any address space
+  auto buffers = ArgumentBuffers::allocate(problem);
+  ASSERT_FALSE(buffers.has_value());
+  EXPECT_EQ(
+      buffers.status().message().rfind("cannot map 4503599627370496 bytes for argument 'C': ", 0),
+      0u)
+      << buffers.status().message();
+}
+
+/// Writes one float `offset` elements from the start of the output C of `buffers`.
+void poke(ArgumentBuffers& buffers, std::ptrdiff_t offset) {
+  static_cast<volatile float*>(buffers.data(3))[offset] = 1.0f;
+}
+
+TEST(ArgumentBuffersDeathTest, GuardPagesFaultJustPastEitherEnd) {
+  const long page = ::sysconf(_SC_PAGESIZE);
+  const int n = static_cast<int>(page / sizeof(float));  // C fills its one page exactly
+  auto buffers = ArgumentBuffers::allocate(testing::vadd_problem(n));
+  ASSERT_TRUE(buffers.has_value());
+  poke(*buffers, 0);
+  poke(*buffers, n - 1);
+  EXPECT_EXIT(poke(*buffers, n), ::testing::KilledBySignal(SIGSEGV), "");
+  EXPECT_EXIT(poke(*buffers, -1), ::testing::KilledBySignal(SIGSEGV), "");
+}
+
+TEST(ArgumentBuffersDeathTest, ReadOnlyArraysFaultOnWrite) {
+  auto buffers = ArgumentBuffers::allocate(testing::vadd_problem(16));
+  ASSERT_TRUE(buffers.has_value());
+  buffers->fill();
+  ASSERT_TRUE(buffers->make_read_only().is_ok());
+  EXPECT_EQ(static_cast<const float*>(buffers->data(3))[0], 0.0f);  // still readable
+  EXPECT_EXIT(poke(*buffers, 0), ::testing::KilledBySignal(SIGSEGV), "");
 }
 
 TEST(KernelProblemNames, RoundTripAndRejectUnknown) {

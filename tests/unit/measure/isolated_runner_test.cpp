@@ -76,6 +76,22 @@ TEST(IsolatedRunner, StackOverflowIsAFailedTrial) {
   EXPECT_EQ(r.error_msg, "killed by SIGSEGV (segmentation fault)");
 }
 
+TEST(IsolatedRunner, OverrunFaultsWithoutCorruptingTheReference) {
+  // The reference comes from the first configuration (first-valid) and lives in memory the
+  // worker shares with its trial children: a kernel writing far past its output must fault
+  // before it reaches it, so that the good configurations after it still verify.
+  auto runner = isolated_runner();
+  ASSERT_TRUE(runner);
+  auto batch = batch_of({"vadd", "overrun", "vadd_reversed", "vadd"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results[0].ok()) << results[0].error_msg;
+  EXPECT_EQ(results[1].error_no, MeasureErrorNo::kRuntimeDevice);
+  EXPECT_EQ(results[1].error_msg, "killed by SIGSEGV (segmentation fault)");
+  EXPECT_TRUE(results[2].ok()) << results[2].error_msg;
+  EXPECT_TRUE(results[3].ok()) << results[3].error_msg;
+}
+
 TEST(IsolatedRunner, InfiniteLoopRunsPastTheTimeout) {
   const MeasureResult r = between_good_ones("infinite_loop");
   EXPECT_EQ(r.error_no, MeasureErrorNo::kRunTimeout);
