@@ -4,9 +4,9 @@ and summarising its log.
 
 The log is AutoTVM v0.2 JSON lines: "result" is [costs, error_no, all_cost, timestamp] with costs
 in seconds per call (one entry per kept repeat) and all_cost the trial's wall seconds (build and
-run). A per-trial build time is read from the record when the log carries one (a "build_cost"
-key at the top level or in "result_ext"); otherwise the script re-times the compile of every
-logged configuration with the same command (marked "estimated" in the output).
+run). Each trial's build seconds are the record's "build_cost" key, tunekit's extension written
+next to "space_hash" whenever a build ran (measure_batch takes it from the builder); a record
+without it (no build ran) counts 0.
 """
 
 import json
@@ -14,7 +14,6 @@ import os
 import shlex
 import statistics
 import subprocess
-import tempfile
 import time
 
 
@@ -73,17 +72,6 @@ def compile_command(spec, config, out_path, march="native", compiler="g++"):
     return cmd
 
 
-def retime_compiles(spec, configs):
-    """Seconds g++ takes to build each configuration now (one at a time)."""
-    times = []
-    with tempfile.TemporaryDirectory() as d:
-        for i, cfg in enumerate(configs):
-            t0 = time.perf_counter()
-            subprocess.run(compile_command(spec, cfg, os.path.join(d, "k%d.so" % i)), check=True)
-            times.append(time.perf_counter() - t0)
-    return times
-
-
 def write_run_spec(spec, path, *, strategy, budget, log, size=None, seed=None, cache_dir=None,
                    n_parallel=None):
     """A copy of the spec for one tunekit run: absolute paths, the given strategy/budget/log."""
@@ -122,7 +110,7 @@ def read_log(path):
             r = json.loads(line)
             costs, error_no, all_cost, _ = r["result"][:4]
             cfg = {e[0]: e[2] for e in r["config"]["entity"]}
-            build = r.get("build_cost", (r.get("result_ext") or {}).get("build_cost"))
+            build = r.get("build_cost")
             recs.append({"config": cfg, "costs": costs, "error_no": error_no,
                          "all_cost": all_cost, "build_cost": build})
     return recs
@@ -165,10 +153,7 @@ def summarise_tunekit(spec, recs, wall, size):
     best = min(ok, key=lambda r: statistics.mean(r["costs"])) if ok else None
     calls = kernel_calls_per_trial(spec)
     kernel_s = sum(statistics.mean(r["costs"]) * calls for r in ok)
-    builds = [r["build_cost"] for r in recs]
-    estimated = any(b is None for b in builds)
-    if estimated:
-        builds = retime_compiles(spec, [r["config"] for r in recs])
+    builds = [r["build_cost"] or 0.0 for r in recs]
     n = max(len(recs), 1)
     return {
         "tool": "tunekit",
@@ -178,7 +163,7 @@ def summarise_tunekit(spec, recs, wall, size):
         "best_config": best["config"] if best else None,
         "wall_s": wall,
         "build_s": sum(builds),
-        "build_estimated": estimated,
+        "trials_without_build_cost": sum(1 for r in recs if r["build_cost"] is None),
         "kernel_s": kernel_s,
         "all_cost_s": sum(r["all_cost"] for r in recs),
         "overhead_per_trial_s": (wall - sum(builds) - kernel_s) / n,

@@ -30,11 +30,9 @@ MeasureResult failed_result(MeasureErrorNo code, std::string message) {
 }  // namespace
 
 nlohmann::json result_to_json(const MeasureResult& result) {
-  return {{"costs", result.costs_s},
-          {"error_no", static_cast<int>(result.error_no)},
-          {"error_msg", result.error_msg},
-          {"all_cost", result.all_cost_s},
-          {"timestamp", result.timestamp_s}};
+  return {{"costs", result.costs_s},           {"error_no", static_cast<int>(result.error_no)},
+          {"error_msg", result.error_msg},     {"all_cost", result.all_cost_s},
+          {"build_cost", result.build_cost_s}, {"timestamp", result.timestamp_s}};
 }
 
 Expected<MeasureResult> result_from_json(const nlohmann::json& json) {
@@ -62,6 +60,9 @@ Expected<MeasureResult> result_from_json(const nlohmann::json& json) {
   if (timestamp == json.end() || !timestamp->is_number()) return bad("timestamp");
   result.all_cost_s = all_cost->get<double>();
   result.timestamp_s = timestamp->get<double>();
+  const auto build_cost = json.find("build_cost");  // optional: older ranks do not send it
+  if (build_cost != json.end() && !build_cost->is_number()) return bad("build_cost");
+  if (build_cost != json.end()) result.build_cost_s = build_cost->get<double>();
   return result;
 }
 
@@ -171,6 +172,7 @@ std::vector<MeasureResult> RemoteRunner::run(std::span<const MeasureInput> input
     if (i < builds.size() && builds[i].error_no != MeasureErrorNo::kNoError) {
       results[i] = failed_result(builds[i].error_no, builds[i].error_msg);
       results[i].all_cost_s = builds[i].time_cost_s;
+      results[i].build_cost_s = builds[i].time_cost_s;
       ++done_;
     } else {
       queue.push_back(i);

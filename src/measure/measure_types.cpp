@@ -78,6 +78,7 @@ std::vector<MeasureResult> measure_batch(const MeasureOptions& options,
       out[i].error_no = builds[i].error_no;
       out[i].error_msg = builds[i].error_msg;
       out[i].all_cost_s = builds[i].time_cost_s;
+      out[i].build_cost_s = builds[i].time_cost_s;
       out[i].timestamp_s = options.runner->clock_s();
       continue;
     }
@@ -97,7 +98,10 @@ std::vector<MeasureResult> measure_batch(const MeasureOptions& options,
     for (std::size_t j = 0; j < where.size(); ++j) {
       MeasureResult& r = out[where[j]];
       r = std::move(results[j]);
-      if (!builds.empty()) r.all_cost_s += builds[where[j]].time_cost_s;
+      if (!builds.empty()) {
+        r.all_cost_s += builds[where[j]].time_cost_s;
+        r.build_cost_s = builds[where[j]].time_cost_s;
+      }
       // A success must carry costs a tuner can compare: a zero, negative or non-finite cost
       // would win every comparison (or none) and could not be written to a log and read back.
       if (r.error_no == MeasureErrorNo::kNoError) {

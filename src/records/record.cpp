@@ -89,6 +89,7 @@ Record make_record(const MeasureInput& input, const MeasureResult& result) {
   r.error_no = result.error_no;
   if (result.ok()) r.costs_s = result.costs_s;
   r.all_cost_s = result.all_cost_s;
+  r.build_cost_s = result.build_cost_s;
   r.timestamp_s = result.timestamp_s;
   r.tvm_version = std::string("tunekit-") + version();
   if (input.task->space) r.space_hash = input.task->space->hash();
@@ -145,6 +146,7 @@ std::string encode_record(const Record& r) {
   j["version"] = 0.2;
   j["tvm_version"] = r.tvm_version;
   if (!r.space_hash.empty()) j["space_hash"] = r.space_hash;
+  if (r.build_cost_s > 0.0) j["build_cost"] = r.build_cost_s;
   return encode_python_json(j);
 }
 
@@ -219,8 +221,11 @@ Expected<Decoded> decode_line(std::string_view t) {
     return bad("\"tvm_version\" is not a string");
   if (j.contains("space_hash") && !j["space_hash"].is_string())
     return bad("\"space_hash\" is not a string");
+  if (j.contains("build_cost") && !j["build_cost"].is_number())
+    return bad("\"build_cost\" is not a number");
   r.tvm_version = j.value("tvm_version", std::string());
   r.space_hash = j.value("space_hash", std::string());
+  r.build_cost_s = j.value("build_cost", 0.0);
   return Decoded{LineKind::kRecord, std::move(r)};
 }
 

@@ -65,6 +65,9 @@ struct MeasureResult {
   MeasureErrorNo error_no = MeasureErrorNo::kNoError;
   /// Wall (or simulated) seconds spent on this configuration: build + run.
   double all_cost_s = 0.0;
+  /// Seconds of all_cost_s spent building (BuildResult::time_cost_s, set by measure_batch);
+  /// 0 when no builder ran. Units: seconds.
+  double build_cost_s = 0.0;
   /// Unix seconds when the measurement finished (simulated runs: the simulated clock).
   double timestamp_s = 0.0;
   /// Short reason of a failure (not written to v0.2 logs, as upstream).

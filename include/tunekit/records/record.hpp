@@ -35,6 +35,9 @@ struct Record {
   /// tunekit's extension key "space_hash": ConfigSpace::hash() of the space the config belongs
   /// to; empty for upstream records.
   std::string space_hash;
+  /// tunekit's extension key "build_cost": seconds of all_cost_s spent building the
+  /// configuration (MeasureResult::build_cost_s); written only when > 0, 0 for upstream records.
+  double build_cost_s = 0.0;
 
   /// True for a successful record (error_no 0 and at least one cost).
   bool ok() const noexcept { return error_no == MeasureErrorNo::kNoError && !costs_s.empty(); }
@@ -56,7 +59,8 @@ struct Record {
 Record make_record(const MeasureInput& input, const MeasureResult& result);
 
 /// Encodes a record as one v0.2 line (no newline), byte-compatible with upstream: key order
-/// input, config, result, version, tvm_version (+ space_hash when set); separators ", " and
+/// input, config, result, version, tvm_version (+ space_hash and build_cost when set); separators
+/// ", " and
 /// ": "; floats in shortest round-trip form; ASCII escapes. Failed records write costs
 /// [1000000000.0]. Source: autotvm.md §5.1.
 std::string encode_record(const Record& record);

@@ -150,10 +150,12 @@ TEST(RemoteResultJson, RoundTripsAndNamesABadKey) {
   result.error_no = MeasureErrorNo::kWrongAnswer;
   result.error_msg = "output 'C' element 3";
   result.all_cost_s = 1.5;
+  result.build_cost_s = 0.75;
   result.timestamp_s = 1700000000.0;
   const auto back = result_from_json(result_to_json(result));
   ASSERT_TRUE(back) << back.status().to_string();
   EXPECT_EQ(back->costs_s, result.costs_s);
+  EXPECT_DOUBLE_EQ(back->build_cost_s, 0.75);
   EXPECT_EQ(back->error_no, result.error_no);
   EXPECT_EQ(back->error_msg, result.error_msg);
   auto broken = result_to_json(result);
