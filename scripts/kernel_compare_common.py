@@ -17,6 +17,18 @@ import subprocess
 import time
 
 
+def cpu_name():
+    """The "model name" of /proc/cpuinfo (figures name the CPU they ran on)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
 def load_spec(path):
     with open(path) as f:
         spec = json.load(f)

@@ -139,7 +139,7 @@ def main():
     n_valid = len(kc.valid_configs(spec))
     exhaustive_budget = a.exhaustive_budget or n_valid
     print("CPU: %s (%d CPUs), %d OpenMP threads; %s: %d valid configurations" % (
-        kc_cpu_name(), os.cpu_count(), a.threads, os.path.basename(a.spec), n_valid))
+        kc.cpu_name(), os.cpu_count(), a.threads, os.path.basename(a.spec), n_valid))
     print("load before the exhaustive run: %s" % uptime(), flush=True)
     grid, grid_wall = tune(a.tunekit, spec, a.work_dir, "exhaustive", strategy="grid",
                            budget=exhaustive_budget, size=a.size)
@@ -174,13 +174,6 @@ def report(spec, a, labelled, times, grid, auto):
     print("auto best / default speed-up: %.2fx (target >= 2x)" % (t_default / t_auto))
     print("auto best time / exhaustive best time: %.3f (target <= 1.10)" % (t_auto / t_grid))
 
-
-def kc_cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 if __name__ == "__main__":

@@ -204,7 +204,7 @@ def main():
     os.environ["OMP_NUM_THREADS"] = str(a.threads)
     spec = kc.load_spec(a.spec)
     rows = []
-    print("CPU: %s; %d OpenMP threads; budget %d trials" % (cpu_name(), a.threads, a.budget))
+    print("CPU: %s; %d OpenMP threads; budget %d trials" % (kc.cpu_name(), a.threads, a.budget))
     if not a.skip_kernel_tuner:
         r = run_kernel_tuner(spec, a)
         r["strategy"] = a.kt_strategy
@@ -220,17 +220,6 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(rows, f, indent=1)
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 if __name__ == "__main__":

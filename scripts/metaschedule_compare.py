@@ -174,7 +174,7 @@ def main():
     np_s = time_numpy(a.size, a.repeat)
 
     print()
-    print("%d^3 fp32 matmul, %d threads, %s" % (a.size, a.threads, cpu_name()))
+    print("%d^3 fp32 matmul, %d threads, %s" % (a.size, a.threads, kc.cpu_name()))
     print("| tool | trials | tuning wall s | s per trial | best ms (re-timed) | best GFLOP/s |")
     print("|---|---|---|---|---|---|")
     for r in rows:
@@ -187,13 +187,6 @@ def main():
               "(GFLOP/s) = %.2f" % (rows[1]["wall_s"] / rows[0]["wall_s"],
                                     rows[0]["best_s"] / rows[1]["best_s"]))
 
-
-def cpu_name():
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
 
 
 if __name__ == "__main__":
