@@ -44,11 +44,7 @@ TEST(InProcessRunner, WrongAnswerNamesTheFirstBadElement) {
 }
 
 TEST(InProcessRunner, AVerificationFunctionDecidesInsteadOfTheTolerances) {
-  RunnerOptions options = testing::test_options(Isolation::kInProcess);
-  options.verify.reference = VerifyRule::Reference::kNone;
-  options.verify.function.entry = "check";
-  options.verify_artifact = testing::kernel_path("check_sum");
-  auto runner = in_process_runner(options);
+  auto runner = in_process_runner(testing::check_function_options(Isolation::kInProcess));
   ASSERT_TRUE(runner);
   auto batch = batch_of({"wrong", "vadd"});
   auto results = runner->run(batch.inputs, batch.builds);

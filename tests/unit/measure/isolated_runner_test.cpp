@@ -126,11 +126,7 @@ TEST(IsolatedRunner, WrongAnswerNamesTheFirstBadElement) {
 }
 
 TEST(IsolatedRunner, AVerificationFunctionRunsInTheWorker) {
-  RunnerOptions options = testing::test_options(Isolation::kProcess);
-  options.verify.reference = VerifyRule::Reference::kNone;
-  options.verify.function.entry = "check";
-  options.verify_artifact = testing::kernel_path("check_sum");
-  auto runner = isolated_runner(options);
+  auto runner = isolated_runner(testing::check_function_options(Isolation::kProcess));
   ASSERT_TRUE(runner);
   auto batch = batch_of({"wrong", "vadd"});
   auto results = runner->run(batch.inputs, batch.builds);

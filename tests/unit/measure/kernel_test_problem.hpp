@@ -52,6 +52,15 @@ inline RunnerOptions test_options(Isolation isolation) {
   return o;
 }
 
+/// test_options verified by check_sum.c's `check` (c = a + b exactly) instead of a reference.
+inline RunnerOptions check_function_options(Isolation isolation) {
+  RunnerOptions o = test_options(isolation);
+  o.verify.reference = VerifyRule::Reference::kNone;
+  o.verify.function.entry = "check";
+  o.verify_artifact = kernel_path("check_sum");
+  return o;
+}
+
 /// Successful builds of the named kernels, and one MeasureInput (empty config) for each.
 struct KernelBatch {
   std::vector<MeasureInput> inputs;
