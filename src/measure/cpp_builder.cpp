@@ -5,11 +5,9 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "measure/parallel_for.hpp"
 #include "tunekit/core/clock.hpp"

@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <filesystem>
-#include <thread>
 
 #include "measure/parallel_for.hpp"
 #include "tunekit/core/clock.hpp"
