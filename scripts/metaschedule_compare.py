@@ -45,7 +45,7 @@ def matmul_prim_func(n):
     return te.create_prim_func([a, b, c])
 
 
-def run_metaschedule(n, trials, threads, work_dir, repeat, timeout_s):
+def run_metaschedule(n, trials, threads, work_dir, repeat, timeout_s, build_timeout_s):
     import tvm
     import tvm.s_tir.meta_schedule as ms
     from tvm.target import codegen
@@ -58,7 +58,7 @@ def run_metaschedule(n, trials, threads, work_dir, repeat, timeout_s):
     t0 = time.perf_counter()
     database = ms.tir_integration.tune_tir(
         mod, target, work_dir, max_trials_global=trials, num_trials_per_iter=min(64, trials),
-        builder=ms.builder.LocalBuilder(timeout_sec=timeout_s),
+        builder=ms.builder.LocalBuilder(timeout_sec=build_timeout_s),
         runner=ms.runner.LocalRunner(timeout_sec=timeout_s))
     wall = time.perf_counter() - t0
     sch = ms.tir_integration.compile_tir(database, mod, target)
@@ -145,7 +145,13 @@ def main():
     ap.add_argument("--strategy", default="auto", help="tunekit's strategy")
     ap.add_argument("--repeat", type=int, default=20, help="calls timed when re-timing a best")
     ap.add_argument("--ms-timeout", type=float, default=30.0,
-                    help="MetaSchedule's build and run timeout per candidate, s (TVM's default 30)")
+                    help="MetaSchedule's run timeout per candidate, s (TVM's default 30)")
+    # Every batch starts fresh builder workers, and the first build in each imports
+    # tvm.s_tir.tensor_intrin: 30-43 s on the 2-core AMD EPYC Zen 3, so with TVM's default of
+    # 30 s every build of a batch timed out there and no schedule was found.
+    ap.add_argument("--ms-build-timeout", type=float, default=120.0,
+                    help="MetaSchedule's build timeout per candidate, s (includes the worker's "
+                         "import of tvm.s_tir.tensor_intrin)")
     ap.add_argument("--work-dir", default=os.path.join(ROOT, "build-compare/metaschedule"))
     ap.add_argument("--skip-metaschedule", action="store_true")
     ap.add_argument("--skip-tunekit", action="store_true")
@@ -159,7 +165,7 @@ def main():
     rows = []
     if not a.skip_metaschedule:
         ms = run_metaschedule(a.size, a.ms_trials, a.threads, os.path.join(a.work_dir, "ms"),
-                              a.repeat, a.ms_timeout)
+                              a.repeat, a.ms_timeout, a.ms_build_timeout)
         print("MetaSchedule target %s, max |C - numpy| = %.2g" % (ms["target"], ms["max_abs_err"]))
         rows.append(ms)
     if not a.skip_tunekit:
