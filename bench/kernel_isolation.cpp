@@ -1,6 +1,7 @@
 // Cost of isolation per kernel trial: one configuration of a tiny C kernel (4-element vector
-// add, 1 timed call) measured by the in-process runner and by the isolated runner (worker
-// process, one forked child per trial); prints both times, their difference and their ratio.
+// add, 1 timed call) measured by the in-process runner, by the isolated runner with a forked
+// child per trial (Isolation::kProcess) and by the warm worker (Isolation::kWorker); prints the
+// times and each isolated runner's difference to and ratio over the in-process one.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -47,9 +48,13 @@ tunekit::KernelProblem tiny_problem() {
   return p;
 }
 
+/// The runner of benchmark argument 0, 1, 2 and its label.
+constexpr tunekit::Isolation kIsolations[] = {
+    tunekit::Isolation::kInProcess, tunekit::Isolation::kProcess, tunekit::Isolation::kWorker};
+constexpr const char* kLabels[] = {"in-process", "isolated", "warm-worker"};
+
 void BM_KernelTrial(benchmark::State& state) {
-  const auto isolation =
-      state.range(0) == 0 ? tunekit::Isolation::kInProcess : tunekit::Isolation::kProcess;
+  const auto isolation = kIsolations[state.range(0)];
   tunekit::KernelSource source;
   source.entry = "kernel";
   tunekit::RunnerOptions options;
@@ -69,9 +74,9 @@ void BM_KernelTrial(benchmark::State& state) {
     auto results = (*runner)->run({&input, 1}, {&build, 1});
     if (!results[0].ok()) state.SkipWithError(results[0].error_msg.c_str());
   }
-  state.SetLabel(isolation == tunekit::Isolation::kInProcess ? "in-process" : "isolated");
+  state.SetLabel(kLabels[state.range(0)]);
 }
-BENCHMARK(BM_KernelTrial)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_KernelTrial)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 /// Console output plus the difference and ratio of the two runs at the end.
 class IsolationReporter : public benchmark::ConsoleReporter {
@@ -85,10 +90,13 @@ class IsolationReporter : public benchmark::ConsoleReporter {
   void Finalize() override {
     ConsoleReporter::Finalize();
     if (seconds_.count("in-process") == 0 || seconds_.count("isolated") == 0) return;
-    const double in = seconds_["in-process"], iso = seconds_["isolated"];
-    std::printf(
-        "isolation cost per trial: %.1f us (isolated %.1f us / in-process %.1f us = %.0fx)\n",
-        (iso - in) * 1e6, iso * 1e6, in * 1e6, iso / in);
+    const double in = seconds_["in-process"];
+    for (const char* label : {"isolated", "warm-worker"}) {
+      if (seconds_.count(label) == 0) continue;
+      const double iso = seconds_[label];
+      std::printf("%s: isolation cost per trial %.1f us (%.1f us / in-process %.1f us = %.1fx)\n",
+                  label, (iso - in) * 1e6, iso * 1e6, in * 1e6, iso / in);
+    }
   }
 
  private:

@@ -85,7 +85,7 @@ def compile_command(spec, config, out_path, march="native", compiler="g++"):
 
 
 def write_run_spec(spec, path, *, strategy, budget, log, size=None, seed=None, cache_dir=None,
-                   n_parallel=None):
+                   n_parallel=None, isolation=None):
     """A copy of the spec for one tunekit run: absolute paths, the given strategy/budget/log."""
     doc = {k: v for k, v in spec.items() if not k.startswith("_")}
     doc["source"] = spec_path(spec, spec["source"])
@@ -99,6 +99,8 @@ def write_run_spec(spec, path, *, strategy, budget, log, size=None, seed=None, c
     doc["strategy"] = strategy
     doc["budget"] = budget
     doc["log"] = os.path.abspath(log)
+    if isolation:
+        doc["isolation"] = isolation
     if seed is not None:
         doc["seed"] = seed
     build = dict(doc.get("build", {}))
@@ -129,10 +131,11 @@ def read_log(path):
 
 
 def run_tunekit(tunekit, spec, work, *, strategy, budget, size=None, seed=0, env=None,
-                n_parallel=None):
-    """Runs `tunekit tune-kernel` once on a fresh log and artefact cache; returns a summary."""
+                n_parallel=None, isolation=None):
+    """Runs `tunekit tune-kernel` once on a fresh log and artefact cache; returns a summary.
+    `isolation` overrides the spec's ("process", "worker", "in-process")."""
     os.makedirs(work, exist_ok=True)
-    tag = "%s-%d" % (strategy, budget)
+    tag = "%s-%d" % (strategy, budget) + ("-" + isolation if isolation else "")
     log = os.path.join(work, "tunekit-%s.log.json" % tag)
     cache = os.path.join(work, "tunekit-cache-%s" % tag)
     for p in (log,):
@@ -141,7 +144,7 @@ def run_tunekit(tunekit, spec, work, *, strategy, budget, size=None, seed=0, env
     subprocess.run(["rm", "-rf", cache], check=True)
     run_spec = os.path.join(work, "spec-%s.json" % tag)
     write_run_spec(spec, run_spec, strategy=strategy, budget=budget, log=log, size=size,
-                   seed=seed, cache_dir=cache, n_parallel=n_parallel)
+                   seed=seed, cache_dir=cache, n_parallel=n_parallel, isolation=isolation)
     cmd = [tunekit, "tune-kernel", run_spec]
     print("$", " ".join(shlex.quote(c) for c in cmd), flush=True)
     t0 = time.perf_counter()

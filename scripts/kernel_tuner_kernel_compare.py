@@ -188,6 +188,9 @@ def main():
     ap.add_argument("--kt-strategy", default="random_sample")
     ap.add_argument("--tunekit-strategies", default="random,auto",
                     help="comma-separated tunekit strategies (random matches random_sample)")
+    ap.add_argument("--tunekit-isolations", default="process,worker",
+                    help="tunekit's isolation modes to run (comma-separated): process (a forked "
+                         "child per trial), worker (warm worker, replaced after a crash)")
     ap.add_argument("--tunekit-n-parallel", type=int, default=1,
                     help="tunekit's parallel builds (default 1: one at a time, as Kernel Tuner "
                          "builds, so that its wall time splits into compile, kernel and overhead; "
@@ -210,12 +213,14 @@ def main():
         r["strategy"] = a.kt_strategy
         rows.append(r)
     if not a.skip_tunekit:
-        for s in a.tunekit_strategies.split(","):
-            r = kc.run_tunekit(a.tunekit, spec, a.work_dir, strategy=s, budget=a.budget,
-                               size=a.size, seed=a.seed, env=dict(os.environ),
-                               n_parallel=a.tunekit_n_parallel)
-            r["strategy"] = s
-            rows.append(r)
+        for iso in a.tunekit_isolations.split(","):
+            for s in a.tunekit_strategies.split(","):
+                r = kc.run_tunekit(a.tunekit, spec, a.work_dir, strategy=s, budget=a.budget,
+                                   size=a.size, seed=a.seed, env=dict(os.environ),
+                                   n_parallel=a.tunekit_n_parallel, isolation=iso)
+                r["strategy"] = s
+                r["tool"] = "tunekit (%s)" % iso
+                rows.append(r)
     print_table(spec, rows, a.size)
     if a.json:
         with open(a.json, "w") as f:

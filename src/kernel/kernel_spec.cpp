@@ -343,10 +343,12 @@ Expected<KernelSpec> load_kernel_spec(const std::string& path) {
 
 Expected<Isolation> isolation_from_string(std::string_view text) {
   if (text == "process") return Isolation::kProcess;
+  if (text == "worker") return Isolation::kWorker;
   if (text == "in-process") return Isolation::kInProcess;
-  return Status(
-      StatusCode::kInvalidArgument,
-      fmt::format("unknown isolation '{}' (accepted: \"process\", \"in-process\")", text));
+  return Status(StatusCode::kInvalidArgument,
+                fmt::format("unknown isolation '{}' (accepted: \"process\", \"worker\", "
+                            "\"in-process\")",
+                            text));
 }
 
 }  // namespace tunekit

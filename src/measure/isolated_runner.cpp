@@ -82,7 +82,8 @@ Expected<std::shared_ptr<IsolatedRunner>> IsolatedRunner::create(const KernelSou
       {"launch", {{"global", source.launch.global}, {"local", source.launch.local}}},
       {"problem", problem_to_json(problem)},
       {"timing", timing_to_json(options.timing)},
-      {"verify", verify_to_json(verify)}};
+      {"verify", verify_to_json(verify)},
+      {"fork", options.isolation == Isolation::kProcess}};
   auto reference = reference_entry(source, options);
   if (!reference) return reference.status();
   if (!reference->artifact.empty()) {
@@ -158,6 +159,7 @@ std::string IsolatedRunner::stop(bool kill_first) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   pid_ = -1;
+  last_status_ = status;
   return describe_wait_status(status);
 }
 
@@ -199,9 +201,15 @@ MeasureResult IsolatedRunner::exchange_trial(const nlohmann::json& message) {
             : fmt::format("ran past the {} s timeout", timeout_s_));
   }
   const std::string how = stop(/*kill_first=*/true);
-  return failure(MeasureErrorNo::kRuntimeDevice,
-                 fork_per_trial_ ? "the kernel worker died (" + how + ")"
-                                 : "the kernel crashed its worker (" + how + ")");
+  if (fork_per_trial_) {
+    return failure(MeasureErrorNo::kRuntimeDevice, "the kernel worker died (" + how + ")");
+  }
+  if (WIFEXITED(last_status_)) {
+    return failure(
+        MeasureErrorNo::kRuntimeDevice,
+        fmt::format("the kernel exited its worker (status {})", WEXITSTATUS(last_status_)));
+  }
+  return failure(MeasureErrorNo::kRuntimeDevice, "the kernel crashed its worker (" + how + ")");
 }
 
 }  // namespace tunekit::measure

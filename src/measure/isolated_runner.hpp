@@ -15,9 +15,10 @@
 
 namespace tunekit::measure {
 
-/// Measures each configuration in a worker process. C/C++ workers fork one child per trial
-/// (pristine memory for each; the worker kills a child past timeout_s); persistent workers
-/// (OpenCL, CUDA) run trials themselves and are killed past timeout_s. A worker that dies or
+/// Measures each configuration in a worker process. With Isolation::kProcess C/C++ workers fork
+/// one child per trial (pristine memory for each; the worker kills a child past timeout_s);
+/// warm workers (Isolation::kWorker, and OpenCL and CUDA always) run trials themselves and are
+/// killed past timeout_s. A worker that dies or
 /// stops answering is killed, and a new one is started for the next configuration (the
 /// reference is re-established from the artefact that gave it).
 class IsolatedRunner final : public KernelRunnerBase {
@@ -55,6 +56,7 @@ class IsolatedRunner final : public KernelRunnerBase {
   double timeout_s_ = 10.0;
   bool fork_per_trial_ = true;
   pid_t pid_ = -1;
+  int last_status_ = 0;  ///< wait status of the last worker stop() reaped
   int fd_ = -1;
   LineChannel channel_;
 };

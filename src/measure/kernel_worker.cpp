@@ -202,6 +202,7 @@ class Worker {
     auto problem = problem_from_json(message.value("problem", nlohmann::json()));
     if (!problem) return {{"ok", false}, {"error", problem.status().message()}};
     timing_ = timing_from_json(message.value("timing", nlohmann::json::object()));
+    fork_requested_ = message.value("fork", true);
     entry_ = message.value("entry", "");
     auto session =
         KernelSession::create(*language, *problem, timing_,
@@ -209,6 +210,7 @@ class Worker {
                               /*shared_reference=*/true, launch_from_json(message));
     if (!session) return {{"ok", false}, {"error", session.status().message()}};
     session_ = std::move(*session);
+    fork_ = fork_requested_ && session_->fork_per_trial();
     if (message.contains("reference")) {
       const nlohmann::json& ref = message["reference"];
       TrialOutcome out = run([&](bool restore) {
@@ -220,7 +222,7 @@ class Worker {
       }
       session_->mark_reference();
     }
-    return {{"ok", true}, {"fork", session_->fork_per_trial()}};
+    return {{"ok", true}, {"fork", fork_}};
   }
 
   TrialOutcome trial(const nlohmann::json& message) {
@@ -235,7 +237,7 @@ class Worker {
 
   /// Runs `body` in a forked child (copy-on-write pristine memory) or here (restoring inputs).
   TrialOutcome run(const std::function<TrialOutcome(bool)>& body) {
-    if (!session_->fork_per_trial()) return body(/*restore=*/true);
+    if (!fork_) return body(/*restore=*/true);
     return run_forked([&] { return body(/*restore=*/false); }, timing_.timeout_s);
   }
 
@@ -243,6 +245,8 @@ class Worker {
   std::unique_ptr<KernelSession> session_;
   KernelTiming timing_;
   std::string entry_;
+  bool fork_requested_ = true;  ///< the runner's isolation asks for a child per trial
+  bool fork_ = true;            ///< trials run in forked children (requested and fork-safe)
 };
 
 }  // namespace

@@ -6,8 +6,10 @@ namespace tunekit::measure {
 
 /// Serves the runner's messages read from `in_fd` and answers on `out_fd` until end of input.
 /// Messages (one JSON object a line):
-///   {"op":"init","language","entry","problem","timing","verify","reference":{"artifact",
-///    "entry","params"}?} -> {"ok":true,"fork":bool} | {"ok":false,"error":text}
+///   {"op":"init","language","entry","problem","timing","verify","fork":bool,"reference":{
+///    "artifact","entry","params"}?} -> {"ok":true,"fork":bool} | {"ok":false,"error":text}
+///   ("fork" asks for a forked child per trial, default true; the reply says whether trials do
+///   fork, which only fork-safe backends (C/C++) can)
 ///   {"op":"trial","artifact","params"} -> {"error_no","error","costs","captured"}
 /// Returns the process exit status (0 at end of input, 2 on a protocol error).
 int run_kernel_worker(int in_fd, int out_fd);

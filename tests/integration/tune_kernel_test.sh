@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End to end `tunekit tune-kernel` on a space holding a segfaulting, a hanging and a wrong
 # configuration (tests/data/kernels/bad_space): the run finishes, reports the three with their
-# reasons, returns the best of the others; a second run measures nothing new (resume); `tunekit
-# log best` reads the log; bad specs and options fail with one line.
+# reasons, returns the best of the others (also with the warm worker); a second run measures
+# nothing new (resume); `tunekit log best` reads the log; bad specs and options fail with one line.
 set -uo pipefail
 source "$(dirname "$(realpath "$0")")/harness.sh"
 TK="$(realpath "$1")"; SRC="$(realpath "$2")"
@@ -40,6 +40,17 @@ grep -q "1 best records from 6 records" out.txt && pass || { fail "log best"; ca
 grep -qE '"entity": \[\["VARIANT", "ot", (0|1|5)\]\]' best.log.json && pass \
   || { fail "log best kept a failed config"; cat best.log.json; }
 expect_ok log-show "$TK" log show --top 1 bad.log.json
+
+# --- The warm worker (--isolation worker): the same three failures, the worker replaced. --------
+expect_ok warm-worker "$TK" tune-kernel "$SPEC" --log "$work/warm.log.json" --isolation worker
+grep -q "isolated (warm worker)" out.txt && pass || { fail "warm worker not announced"; cat out.txt; }
+grep -q "VARIANT=2: RUNTIME_DEVICE: the kernel crashed its worker (killed by SIGSEGV" out.txt \
+  && pass || { fail "warm worker: the segfault is not reported"; cat out.txt; }
+grep -q "VARIANT=3: RUN_TIMEOUT: ran past the 1 s timeout" out.txt && pass \
+  || { fail "warm worker: the hang is not reported"; cat out.txt; }
+grep -q "VARIANT=4: WRONG_ANSWER: output 'y' element 17" out.txt && pass \
+  || { fail "warm worker: the wrong answer is not reported"; cat out.txt; }
+grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || { fail "warm worker: no good best"; cat out.txt; }
 
 # --- A user verification function instead of a reference (verify.function). ---------------------
 expect_ok verify-function "$TK" tune-kernel "$SRC/tests/data/kernels/bad_space/bad_space_function.json" \

@@ -130,13 +130,24 @@ void print_failed(const tunekit::KernelTuneResult& r) {
   }
 }
 
+const char* isolation_label(tunekit::Isolation isolation) {
+  switch (isolation) {
+    case tunekit::Isolation::kProcess:
+      return "isolated (a process per trial)";
+    case tunekit::Isolation::kWorker:
+      return "isolated (warm worker)";
+    case tunekit::Isolation::kInProcess:
+      return "in-process";
+  }
+  return "?";
+}
+
 void print_header(const tunekit::KernelSpec& spec) {
   std::printf("tune-kernel %s: %s (%s), %llu configurations, strategy %s, %s, log %s\n",
               spec.source.name.c_str(), spec.source.path.c_str(),
               std::string(tunekit::to_string(spec.source.language)).c_str(),
               static_cast<unsigned long long>(spec.space->range_length()), spec.strategy.c_str(),
-              spec.isolation == tunekit::Isolation::kProcess ? "isolated" : "in-process",
-              spec.log_path.c_str());
+              isolation_label(spec.isolation), spec.log_path.c_str());
   std::fflush(stdout);
 }
 
@@ -264,8 +275,10 @@ void register_tune_kernel_command(CLI::App& app) {
   cmd->add_option("--log", a->log, "Tuning log (JSON lines) instead of the spec's");
   cmd->add_option("--seed", a->seed, "Seed of the strategy and of random fills")
       ->check(tunekit::cli::seed_number());
-  cmd->add_option("--isolation", a->isolation, "process or in-process")
-      ->check(CLI::IsMember({"process", "in-process"}));
+  cmd->add_option("--isolation", a->isolation,
+                  "process (a forked child per trial), worker (warm worker, replaced after a "
+                  "crash) or in-process")
+      ->check(CLI::IsMember({"process", "worker", "in-process"}));
   cmd->add_option("--timeout", a->timeout_s, "Seconds a trial may run (timing.timeout)")
       ->check(tunekit::cli::positive_finite_number());
   cmd->add_option("--n-parallel", a->n_parallel, "Configurations built at once (0 = CPUs)")

@@ -12,7 +12,16 @@ namespace tunekit {
 
 /// Where configurations run.
 enum class Isolation : std::uint8_t {
-  kProcess,    ///< a worker process: crashes, hangs and exits are failed trials
+  /// A worker process that runs every C/C++ trial in a child forked for it (copy-on-write
+  /// pristine arguments): crashes, hangs and exits are failed trials, and no trial can change
+  /// the memory or process state later trials run in.
+  kProcess,
+  /// A warm worker process that runs the trials itself and is replaced after one crashes,
+  /// hangs or exits (as OpenCL and CUDA trials always run): the tuning process is as safe as
+  /// with kProcess and a trial costs no fork or cold start (thread pools, page faults, the
+  /// kernel's first call), but a kernel that corrupts memory without crashing can affect the
+  /// trials after it in the same worker.
+  kWorker,
   kInProcess,  ///< the calling process: cheapest, for trusted kernels only
 };
 

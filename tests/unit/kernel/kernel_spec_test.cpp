@@ -395,7 +395,8 @@ TEST_F(KernelSpecTest, TimingAndBuildErrors) {
 
 TEST_F(KernelSpecTest, IsolationStrategyBudgetLogErrors) {
   EXPECT_EQ(error_of(minimal(R"(, "isolation": "thread")")),
-            "isolation: unknown isolation 'thread' (accepted: \"process\", \"in-process\")");
+            "isolation: unknown isolation 'thread' (accepted: \"process\", \"worker\", "
+            "\"in-process\")");
   EXPECT_NE(error_of(minimal(R"(, "strategy": "magic")")).find("strategy: "), std::string::npos);
   EXPECT_NE(error_of(minimal(R"(, "strategy": "ga", "strategy_settings": {"pop": 3})"))
                 .find("strategy_settings: "),

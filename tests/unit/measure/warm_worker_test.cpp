@@ -1,0 +1,95 @@
+// The isolated runner with Isolation::kWorker: C kernels run in the warm worker itself, and
+// a crash, exit or hang costs that worker, not the tuning: the next configuration runs in a
+// new one with the reference re-established.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "kernel_test_problem.hpp"
+#include "measure/isolated_runner.hpp"
+#include "tunekit/measure/kernel_runner.hpp"
+
+namespace tunekit {
+namespace {
+
+using testing::batch_of;
+
+std::shared_ptr<Runner> runner_with(Isolation isolation) {
+  // parent_is_runner.c is right only when its process is a child of this one: a warm worker.
+  ::setenv("TUNEKIT_TEST_RUNNER_PID", std::to_string(::getpid()).c_str(), 1);
+  auto runner = make_kernel_runner(testing::vadd_source(), testing::vadd_problem(),
+                                   testing::test_options(isolation));
+  EXPECT_TRUE(runner.has_value()) << runner.status().to_string();
+  return runner.has_value() ? *runner : nullptr;
+}
+
+pid_t worker_of(const std::shared_ptr<Runner>& runner) {
+  auto* isolated = dynamic_cast<measure::IsolatedRunner*>(runner.get());
+  return isolated != nullptr ? isolated->worker_pid() : -1;
+}
+
+TEST(WarmWorker, TrialsRunInTheWorkerItself) {
+  auto runner = runner_with(Isolation::kWorker);
+  ASSERT_TRUE(runner);
+  const pid_t worker = worker_of(runner);
+  auto batch = batch_of({"vadd", "parent_is_runner", "vadd_reversed"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  for (const MeasureResult& r : results) EXPECT_TRUE(r.ok()) << r.error_msg;
+  EXPECT_EQ(worker_of(runner), worker);
+}
+
+TEST(WarmWorker, ProcessIsolationRunsTrialsInForkedChildren) {
+  auto runner = runner_with(Isolation::kProcess);
+  ASSERT_TRUE(runner);
+  auto batch = batch_of({"vadd", "parent_is_runner"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  EXPECT_TRUE(results[0].ok()) << results[0].error_msg;
+  EXPECT_EQ(results[1].error_no, MeasureErrorNo::kWrongAnswer) << results[1].error_msg;
+}
+
+/// Runs `bad` between two good configurations in a warm worker and returns its result.
+MeasureResult warm_between_good_ones(const std::string& bad) {
+  auto runner = runner_with(Isolation::kWorker);
+  if (!runner) return {};
+  const pid_t first = worker_of(runner);
+  auto batch = batch_of({"vadd", bad, "vadd_reversed", "wrong"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  EXPECT_TRUE(results[0].ok()) << results[0].error_msg;
+  EXPECT_TRUE(results[2].ok()) << results[2].error_msg;
+  // The replacement worker re-ran vadd for the reference: wrong is still caught.
+  EXPECT_EQ(results[3].error_no, MeasureErrorNo::kWrongAnswer) << results[3].error_msg;
+  EXPECT_NE(worker_of(runner), first);
+  EXPECT_GT(worker_of(runner), 0);
+  return results[1];
+}
+
+TEST(WarmWorker, SegfaultCostsTheWorkerAndTuningGoesOn) {
+  const MeasureResult r = warm_between_good_ones("segfault");
+  EXPECT_EQ(r.error_no, MeasureErrorNo::kRuntimeDevice);
+  EXPECT_EQ(r.error_msg, "the kernel crashed its worker (killed by SIGSEGV (segmentation fault))");
+}
+
+TEST(WarmWorker, ExitCostsTheWorkerAndTuningGoesOn) {
+  const MeasureResult r = warm_between_good_ones("exit3");
+  EXPECT_EQ(r.error_no, MeasureErrorNo::kRuntimeDevice);
+  EXPECT_EQ(r.error_msg, "the kernel exited its worker (status 3)");
+}
+
+TEST(WarmWorker, HangRunsPastTheTimeoutAndTuningGoesOn) {
+  const MeasureResult r = warm_between_good_ones("infinite_loop");
+  EXPECT_EQ(r.error_no, MeasureErrorNo::kRunTimeout);
+  EXPECT_EQ(r.error_msg, "ran past the 1 s timeout");
+}
+
+TEST(WarmWorker, EveryConfigurationSeesPristineInputs) {
+  auto runner = runner_with(Isolation::kWorker);
+  ASSERT_TRUE(runner);
+  auto batch = batch_of({"vadd", "writes_input", "vadd"});
+  auto results = runner->run(batch.inputs, batch.builds);
+  for (const MeasureResult& r : results) EXPECT_TRUE(r.ok()) << r.error_msg;
+}
+
+}  // namespace
+}  // namespace tunekit
