@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-asan (GCC, -O1
+# Builds the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer in build-asan (GCC, -O0
 # with line tables; no CLI, examples or benchmarks) and runs them (ctest -L unit). Any sanitizer
 # report ends its test with a failure (UBSan does not recover). Tests that cannot work under ASan
 # (library namespaces with dlmopen) skip with a message.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" -DCMAKE_C_FLAGS_DEBUG="-O1 -g1" \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" -DCMAKE_C_FLAGS_DEBUG="-O0 -g1" \
   -DTUNEKIT_SANITIZE=address,undefined \
   -DTUNEKIT_BUILD_BENCHMARKS=OFF -DTUNEKIT_BUILD_EXAMPLES=OFF ${TUNEKIT_CMAKE_ARGS:-} >/dev/null
 cmake --build build-asan -j"$(nproc)" --target tunekit_unit_tests

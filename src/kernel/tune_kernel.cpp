@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "tunekit/kernel/kernel_task.hpp"
+#include "tunekit/measure/artifact_cache.hpp"
 #include "tunekit/measure/kernel_build.hpp"
 #include "tunekit/measure/kernel_runner.hpp"
 #include "tunekit/records/record_store.hpp"
@@ -113,6 +114,19 @@ Status check_log_writable(const std::string& log_path) {
   return Status::ok();
 }
 
+/// Refuses an artefact cache that cannot be used before anything is built, naming where its
+/// directory came from (otherwise the first build to need it, the reference's, takes the blame).
+Status check_cache_dir(const BuildOptions& build) {
+  auto dir = resolve_kernel_cache_dir(build.cache_dir);
+  if (!dir) return dir.status();
+  auto cache = ArtifactCache::open(*dir);
+  if (cache) return Status::ok();
+  const char* origin = !build.cache_dir.empty() ? "build.cache_dir of the spec"
+                                                : "TUNEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME";
+  return Status(cache.status().code(),
+                fmt::format("{} (from {})", cache.status().message(), origin));
+}
+
 /// Loads the log's trials of the task into `tuner`; 0 when the log does not exist yet.
 Expected<std::size_t> resume(Tuner& tuner, const std::string& log_path) {
   std::error_code ec;
@@ -163,6 +177,7 @@ Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneO
   const std::size_t budget = spec.budget.trials.value_or(kDefaultKernelTrials);
   if (result.resumed < budget) {
     if (Status writable = check_log_writable(spec.log_path); !writable.is_ok()) return writable;
+    if (!options.runner) TUNEKIT_RETURN_IF_ERROR(check_cache_dir(spec.build));
     Expected<MeasureOptions> measure = MeasureOptions{nullptr, options.runner};
     if (!options.runner) measure = make_kernel_measure(spec, result.task);
     if (!measure) return measure.status();

@@ -28,7 +28,8 @@ constexpr double kWorkerGraceS = 10.0;
 /// How a worker starts: the socket end `fd` as its standard input and output, no other
 /// descriptor of the tuning process (glibc >= 2.34; the rest are close-on-exec already),
 /// default signal actions and an empty signal mask (an ignored SIGCHLD would let its trial
-/// children vanish unreaped and their crashes go unseen).
+/// children vanish unreaped and their crashes go unseen), and a process group of its own, so
+/// that processes a kernel started in a warm worker end with it.
 struct WorkerSpawn {
   explicit WorkerSpawn(int fd) {
     ::posix_spawnattr_init(&attr);
@@ -37,7 +38,9 @@ struct WorkerSpawn {
     sigset_t all;
     ::sigemptyset(&none);
     ::sigfillset(&all);
-    error = ::posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    error = ::posix_spawnattr_setflags(
+        &attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    if (error == 0) error = ::posix_spawnattr_setpgroup(&attr, 0);
     if (error == 0) error = ::posix_spawnattr_setsigmask(&attr, &none);
     if (error == 0) error = ::posix_spawnattr_setsigdefault(&attr, &all);
     if (error == 0) error = ::posix_spawn_file_actions_adddup2(&actions, fd, 0);
@@ -158,6 +161,9 @@ std::string IsolatedRunner::stop(bool kill_first) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  // Whatever a kernel started and left running in the worker's group (the group's id stays
+  // reserved while it has members, so this reaches no other process).
+  ::kill(-pid_, SIGKILL);
   pid_ = -1;
   last_status_ = status;
   return describe_wait_status(status);

@@ -49,12 +49,9 @@ TrialOutcome child_failure(int status) {
 /// AddressSanitizer would otherwise report the crash and exit with status 1).
 constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
-/// The start of a trial child: dies with the worker, leads a process group of its own (its
-/// descendants are killed with it) and crashes by default.
-void become_trial_child(pid_t parent) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(120);
-  ::setpgid(0, 0);
+/// Puts the crash signals back to their default action and unblocks them: a crashing kernel
+/// then ends the process by its signal.
+void crash_by_default() {
   sigset_t crashes;
   ::sigemptyset(&crashes);
   for (const int signal : kCrashSignals) {
@@ -62,6 +59,15 @@ void become_trial_child(pid_t parent) {
     ::sigaddset(&crashes, signal);
   }
   ::sigprocmask(SIG_UNBLOCK, &crashes, nullptr);
+}
+
+/// The start of a trial child: dies with the worker, leads a process group of its own (its
+/// descendants are killed with it) and crashes by default.
+void become_trial_child(pid_t parent) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(120);
+  ::setpgid(0, 0);
+  crash_by_default();
 }
 
 /// A descriptor that becomes readable when the child `pid` ends (-1 where the system has none).
@@ -211,6 +217,7 @@ class Worker {
     if (!session) return {{"ok", false}, {"error", session.status().message()}};
     session_ = std::move(*session);
     fork_ = fork_requested_ && session_->fork_per_trial();
+    if (!fork_) crash_by_default();  // the worker runs the kernels itself
     if (message.contains("reference")) {
       const nlohmann::json& ref = message["reference"];
       TrialOutcome out = run([&](bool restore) {

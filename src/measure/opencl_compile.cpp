@@ -13,16 +13,26 @@ namespace tunekit {
 #if TUNEKIT_HAVE_OPENCL
 namespace {
 
-std::string join_options(std::span<const std::string> flags,
-                         std::span<const std::pair<std::string, std::string>> defines) {
+std::string join_options(std::span<const std::string> flags) {
   std::string options;
-  auto append = [&options](const std::string& option) {
+  for (const auto& flag : flags) {
     if (!options.empty()) options += ' ';
-    options += option;
-  };
-  for (const auto& flag : flags) append(flag);
-  for (const auto& option : define_options(defines)) append(option);
+    options += flag;
+  }
   return options;
+}
+
+/// The source with the configuration's definitions in front, as `#define` lines followed by
+/// `#line 1` (diagnostics keep the file's own line numbers). Build options would split a value
+/// holding a space ("+ 0") into two options; a `#define` line takes any value.
+std::string defined_source(std::string_view source,
+                           std::span<const std::pair<std::string, std::string>> defines) {
+  if (defines.empty()) return std::string(source);
+  std::string text;
+  for (const auto& [name, value] : defines) text += fmt::format("#define {} {}\n", name, value);
+  text += "#line 1\n";
+  text += source;
+  return text;
 }
 
 /// The binary of a program built for exactly one device.
@@ -63,12 +73,13 @@ Expected<DeviceCompileOutput> compile_opencl_program(
   if (!device) return device.status();
   auto context = opencl::make_context(*device);
   if (!context) return context.status();
-  const char* text = source.data();
-  const std::size_t length = source.size();
+  const std::string full = defined_source(source, defines);
+  const char* text = full.data();
+  const std::size_t length = full.size();
   cl_int err = CL_SUCCESS;
   opencl::Program program(clCreateProgramWithSource(context->get(), 1, &text, &length, &err));
   if (err != CL_SUCCESS) return opencl::call_failed("clCreateProgramWithSource", err);
-  const std::string options = join_options(flags, defines);
+  const std::string options = join_options(flags);
   err = clBuildProgram(program.get(), 1, &device->device, options.c_str(), nullptr, nullptr);
   DeviceCompileOutput out;
   out.target = device->description;

@@ -70,6 +70,10 @@ expect_fail log-not-writable 1 "tuning log '$work/a-directory': Is a directory" 
   "$TK" tune-kernel "$SPEC" --log "$work/a-directory"
 expect_fail log-not-writable-fresh 1 "cannot write tuning log '$work/a-directory': Is a directory" \
   "$TK" tune-kernel "$SPEC" --log "$work/a-directory" --no-resume
+touch "$work/a-file"
+TUNEKIT_CACHE_DIR="$work/a-file/cache" expect_fail cache-not-a-directory 1 \
+  "cannot create the kernel cache directory '$work/a-file/cache': Not a directory (from TUNEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME)" \
+  "$TK" tune-kernel "$SPEC" --log "$work/cache.log.json"
 expect_fail zero-timeout 2 "--timeout: '0' is not a number > 0" "$TK" tune-kernel "$SPEC" --timeout 0
 expect_fail bad-isolation 2 "--isolation" "$TK" tune-kernel "$SPEC" --isolation thread
 expect_fail bad-strategy 2 "magic" "$TK" tune-kernel "$SPEC" --strategy magic

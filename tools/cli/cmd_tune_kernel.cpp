@@ -130,10 +130,13 @@ void print_failed(const tunekit::KernelTuneResult& r) {
   }
 }
 
-const char* isolation_label(tunekit::Isolation isolation) {
+/// Where trials run: C/C++ trials fork per trial under kProcess; OpenCL and CUDA ones always
+/// run in a warm worker (device contexts do not survive fork).
+const char* isolation_label(tunekit::Isolation isolation, tunekit::KernelLanguage language) {
   switch (isolation) {
     case tunekit::Isolation::kProcess:
-      return "isolated (a process per trial)";
+      return language == tunekit::KernelLanguage::kCpp ? "isolated (a process per trial)"
+                                                       : "isolated (warm worker)";
     case tunekit::Isolation::kWorker:
       return "isolated (warm worker)";
     case tunekit::Isolation::kInProcess:
@@ -142,12 +145,22 @@ const char* isolation_label(tunekit::Isolation isolation) {
   return "?";
 }
 
+/// "60 configurations" (those the restrictions allow) or, where counting them would walk a
+/// space of over a million points, "2000000 points before restrictions".
+std::string space_size(const tunekit::ConfigSpace& space) {
+  constexpr std::uint64_t kCountLimit = 1'000'000;
+  if (space.range_length() > kCountLimit) {
+    return fmt::format("{} points before restrictions", space.range_length());
+  }
+  return fmt::format("{} configurations", space.valid_count());
+}
+
 void print_header(const tunekit::KernelSpec& spec) {
-  std::printf("tune-kernel %s: %s (%s), %llu configurations, strategy %s, %s, log %s\n",
-              spec.source.name.c_str(), spec.source.path.c_str(),
+  std::printf("tune-kernel %s: %s (%s), %s, strategy %s, %s, log %s\n", spec.source.name.c_str(),
+              spec.source.path.c_str(),
               std::string(tunekit::to_string(spec.source.language)).c_str(),
-              static_cast<unsigned long long>(spec.space->range_length()), spec.strategy.c_str(),
-              isolation_label(spec.isolation), spec.log_path.c_str());
+              space_size(*spec.space).c_str(), spec.strategy.c_str(),
+              isolation_label(spec.isolation, spec.source.language), spec.log_path.c_str());
   std::fflush(stdout);
 }
 

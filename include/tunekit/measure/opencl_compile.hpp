@@ -22,7 +22,8 @@ bool opencl_compiled_in() noexcept;
 /// an index out of range or not a number (naming the variable and the count).
 Expected<std::string> opencl_device_description();
 
-/// Builds `source` for the selected device with options `flags` then `define_options(defines)`.
+/// Builds `source` for the selected device with options `flags`; `defines` go in front of the
+/// source as `#define NAME value` lines, then `#line 1` (a value may hold spaces).
 /// A program that does not compile (or lacks a kernel named `entry`, when `entry` is not empty)
 /// comes back as ok == false with the build log; else ok with the program binary.
 /// Errors: as opencl_device_description(); kRuntimeError when the runtime fails otherwise.

@@ -36,6 +36,22 @@ TEST_F(OpenClCompile, BuildsABinaryWithTheDefines) {
   EXPECT_FALSE(out->target.empty());
 }
 
+TEST_F(OpenClCompile, ADefineHoldingSpacesStaysOneDefinition) {
+  const std::vector<std::pair<std::string, std::string>> spaced{{"SCALE", "2 * 1 + 0"}};
+  auto out = compile_opencl_program(kVecAdd, {}, spaced, "vec_add");
+  ASSERT_TRUE(out) << out.status().message();
+  EXPECT_TRUE(out->ok) << out->log;
+}
+
+TEST_F(OpenClCompile, ErrorsKeepTheSourcesLineNumbers) {
+  // Line 4 of kVecAdd uses SCALE; with a definition that does not compile the log says line 4.
+  const std::vector<std::pair<std::string, std::string>> broken{{"SCALE", "+ * 2"}};
+  auto out = compile_opencl_program(kVecAdd, {}, broken, "vec_add");
+  ASSERT_TRUE(out) << out.status().message();
+  EXPECT_FALSE(out->ok);
+  EXPECT_NE(out->log.find(":4:"), std::string::npos) << out->log;
+}
+
 TEST_F(OpenClCompile, MissingDefineIsACompileErrorWithTheLog) {
   auto out = compile_opencl_program(kVecAdd, {}, {}, "vec_add");
   ASSERT_TRUE(out) << out.status().message();

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "kernel_test_problem.hpp"
 #include "measure/isolated_runner.hpp"
@@ -89,6 +92,36 @@ TEST(WarmWorker, EveryConfigurationSeesPristineInputs) {
   auto batch = batch_of({"vadd", "writes_input", "vadd"});
   auto results = runner->run(batch.inputs, batch.builds);
   for (const MeasureResult& r : results) EXPECT_TRUE(r.ok()) << r.error_msg;
+}
+
+/// True when process `pid` is gone or a zombie.
+bool ended(long pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, name, state;
+  if (!(stat >> pid_field >> name >> state)) return true;
+  return state == "Z";
+}
+
+TEST(WarmWorker, ProcessesAKernelLeftRunningEndWithTheWorker) {
+  const std::string file =
+      ::testing::TempDir() + "tunekit_sleeper_" + std::to_string(::getpid()) + ".txt";
+  ::setenv("TUNEKIT_TEST_SLEEPER_FILE", file.c_str(), 1);
+  {
+    auto runner = runner_with(Isolation::kWorker);
+    ASSERT_TRUE(runner);
+    auto batch = batch_of({"leaves_sleeper"});
+    EXPECT_TRUE(runner->run(batch.inputs, batch.builds)[0].ok());
+  }
+  ::unsetenv("TUNEKIT_TEST_SLEEPER_FILE");
+  long sleeper = 0;
+  ASSERT_TRUE(std::ifstream(file) >> sleeper) << "the kernel did not start its process";
+  ::unlink(file.c_str());
+  bool gone = ended(sleeper);
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    gone = ended(sleeper);
+  }
+  EXPECT_TRUE(gone) << "process " << sleeper << " outlived the warm worker";
 }
 
 }  // namespace
