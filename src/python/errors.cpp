@@ -12,22 +12,19 @@ namespace nb = nanobind;
 namespace tunekit::python {
 namespace {
 
-/// One exception class: its Python name, the built-in it also derives from, its doc.
-struct ErrorClass {
-  const char* name;
-  PyObject* builtin;  // null: TunekitError itself (derives from Exception)
-  const char* doc;
-};
-
 /// The classes by status code (index = StatusCode), created by bind_errors().
 std::array<PyObject*, 13> g_by_code{};
 PyObject* g_base = nullptr;
 PyObject* g_dtype_error = nullptr;
 
-PyObject* make_class(nb::module_& m, const char* name, PyObject* builtin, const char* doc) {
+/// A new exception class tunekit.<name> deriving from TunekitError and the built-ins given (none:
+/// TunekitError itself, from Exception), added to the module.
+PyObject* make_class(nb::module_& m, const char* name, PyObject* builtin, const char* doc,
+                     PyObject* builtin2 = nullptr) {
   const std::string qualified = std::string("tunekit.") + name;
-  PyObject* bases =
-      builtin == nullptr ? PyTuple_Pack(1, PyExc_Exception) : PyTuple_Pack(2, g_base, builtin);
+  PyObject* bases = builtin == nullptr    ? PyTuple_Pack(1, PyExc_Exception)
+                    : builtin2 == nullptr ? PyTuple_Pack(2, g_base, builtin)
+                                          : PyTuple_Pack(3, g_base, builtin, builtin2);
   PyObject* cls = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
   Py_DECREF(bases);
   if (cls == nullptr) throw nb::python_error();
@@ -94,8 +91,11 @@ void bind_errors(nb::module_& m) {
                  "A results file written under another environment (validator lines)."));
   set(StatusCode::kIoError, make_class(m, "FileIOError", PyExc_OSError,
                                        "A file that cannot be opened, read or written."));
-  set(StatusCode::kNotFound, make_class(m, "NotFoundError", PyExc_LookupError,
-                                        "An unknown name, or a file pattern matching nothing."));
+  set(StatusCode::kNotFound,
+      make_class(m, "NotFoundError", PyExc_FileNotFoundError,
+                 "A missing file or folder, a file pattern matching nothing, or an unknown name "
+                 "(also a LookupError).",
+                 PyExc_LookupError));
   PyObject* run = make_class(m, "RunError", PyExc_RuntimeError,
                              "A candidate, kernel or tuning run that failed.");
   for (StatusCode c : {StatusCode::kWrongResult, StatusCode::kRuntimeError,

@@ -152,12 +152,12 @@ nb::object matmul(nb::handle a_obj, nb::handle b_obj, nb::handle out_obj) {
 bool transposes(const char* name, nb::handle flag) {
   if (PyBool_Check(flag.ptr())) return flag.ptr() == Py_True;
   if (nb::isinstance<nb::str>(flag)) {
-    const std::string s = nb::cast<std::string>(flag);
+    const std::string s = nb::borrow<nb::str>(flag).c_str();
     if (s == "n" || s == "N") return false;
     if (s == "t" || s == "T") return true;
   }
   raise_value_error(fmt::format("{}: {} must be 'n' or 't' (or a bool), got {}", kGemm, name,
-                                nb::cast<std::string>(nb::repr(flag))));
+                                nb::repr(flag).c_str()));
 }
 
 nb::object gemm(nb::handle transa, nb::handle transb, double alpha, nb::handle a_obj,
@@ -182,7 +182,7 @@ nb::object gemm(nb::handle transa, nb::handle transb, double alpha, nb::handle a
   return nb::borrow(c_obj);
 }
 
-/// A bfloat16 DLPack view of a uint16 NumPy array (same memory): lets the tests reach the
+/// A DLPack capsule viewing a uint16 NumPy array's memory as bfloat16: lets the tests reach the
 /// DLPack bfloat16 path without PyTorch.
 nb::object bfloat16_dlpack_view(nb::handle array) {
   require_numpy();
@@ -225,6 +225,7 @@ void bind_gemm(nb::module_& m) {
   m.def("gemm", &gemm, nb::arg("transa"), nb::arg("transb"), nb::arg("alpha"), nb::arg("a"),
         nb::arg("b"), nb::arg("beta"), nb::arg("c"), kGemmDoc);
   m.def("_bfloat16_dlpack_view", &bfloat16_dlpack_view, nb::arg("array"));
+  m.def("_copies", &strided_gemm_copies, "operands copied by matmul/gemm so far (for tests)");
 }
 
 }  // namespace tunekit::python

@@ -70,12 +70,12 @@ bool read_dlpack(const char* fn, const char* name, nb::handle obj, bool writable
     nb::ndarray<> arr;
     if (!nb::try_cast(obj, arr, /*convert=*/false)) return false;
     from_dlpack(fn, name, arr, out.op);
-    out.keep = nb::cast(arr);
+    out.dlpack = std::move(arr);
   } else {
     nb::ndarray<nb::ro> arr;
     if (!nb::try_cast(obj, arr, /*convert=*/false)) return false;
     from_dlpack(fn, name, arr, out.op);
-    out.keep = nb::cast(arr);
+    out.dlpack = nb::ndarray<>(arr);
   }
   return true;
 }
@@ -99,7 +99,8 @@ void read_numpy(const char* fn, const char* name, PyObject* arr, bool writable, 
 
 void read_operand(const char* fn, const char* name, nb::handle obj, bool writable, PyOperand& out) {
   if (is_numpy_array(obj.ptr())) return read_numpy(fn, name, obj.ptr(), writable, out.op);
-  if (nb::hasattr(obj, "__dlpack__") && read_dlpack(fn, name, obj, writable, out)) return;
+  const bool dlpack = PyCapsule_CheckExact(obj.ptr()) || nb::hasattr(obj, "__dlpack__");
+  if (dlpack && read_dlpack(fn, name, obj, writable, out)) return;
   PyObject* arr = as_numpy_array(obj.ptr(), writable);
   if (arr == nullptr) {
     PyErr_Clear();

@@ -1,9 +1,10 @@
 // Reading a Python object as an Operand: NumPy arrays directly (the fast path), DLPack
-// producers (PyTorch tensors, bfloat16 included) through nanobind, and other array-likes
-// (buffer protocol, nested lists) through numpy.asarray.
+// producers (PyTorch tensors, bfloat16 included) and capsules through nanobind, and other
+// array-likes (buffer protocol, nested lists) through numpy.asarray.
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 
 #include <string>
 
@@ -14,7 +15,8 @@ namespace tunekit::python {
 /// What an operand read from Python needs kept alive while it is used.
 struct PyOperand {
   Operand op;
-  nanobind::object keep;  ///< a converted array or DLPack import; empty for NumPy arrays
+  nanobind::object keep;       ///< a converted array (array-likes); empty for NumPy arrays
+  nanobind::ndarray<> dlpack;  ///< the imported tensor (DLPack producers and capsules)
 };
 
 /// Reads `obj` (argument `name` of function `fn`, e.g. "tunekit.matmul", "b") without copying.

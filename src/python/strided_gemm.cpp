@@ -3,6 +3,7 @@
 #include "strided_gemm.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,8 @@ namespace tunekit::python {
 namespace {
 
 constexpr std::int64_t kMaxLd = (std::int64_t{1} << 31) - 1;
+
+std::atomic<std::uint64_t> g_copies{0};
 
 /// How a matrix lies in memory for BLAS: rows or columns adjacent, `ld` elements apart.
 struct Layout {
@@ -70,6 +73,7 @@ Operand dense_like(const Operand& x, Scratch& scratch) {
   }
   d.data = scratch.allocate(static_cast<std::size_t>(stride));
   d.own_range_only();
+  g_copies.fetch_add(1, std::memory_order_relaxed);
   return d;
 }
 
@@ -302,6 +306,8 @@ Status run_batches(const Frame& f) {
 }
 
 }  // namespace
+
+std::uint64_t strided_gemm_copies() noexcept { return g_copies.load(std::memory_order_relaxed); }
 
 Status strided_gemm(const Operand& a, const Operand& b, Operand& c, double alpha, double beta) {
   if (c.size() == 0) return Status::ok();

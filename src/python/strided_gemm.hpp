@@ -3,6 +3,8 @@
 // strided-batched), zero-copy where the layouts allow it. Pure C++: runs without the GIL.
 #pragma once
 
+#include <cstdint>
+
 #include "operand.hpp"
 #include "tunekit/core/status.hpp"
 
@@ -21,5 +23,9 @@ namespace tunekit::python {
 /// Units:   strides in bytes. When beta is 0, C is not read (NaN in C does not propagate).
 /// Errors:  the tuned GEMM's status (kInvalidArgument, a candidate's failure).
 Status strided_gemm(const Operand& a, const Operand& b, Operand& c, double alpha, double beta);
+
+/// How many operands strided_gemm() has copied (inputs densified, outputs buffered) in this
+/// process: lets the tests tell a zero-copy call from a copying one.
+std::uint64_t strided_gemm_copies() noexcept;
 
 }  // namespace tunekit::python

@@ -141,8 +141,11 @@ def test_read_file_of_another_environment_is_refused(tmp_path):
 
 
 def test_write_file_into_a_missing_folder_raises(tmp_path):
-    with pytest.raises(tunekit.FileIOError) as info:
+    with pytest.raises(tunekit.NotFoundError) as info:
         tunable.write_file(str(tmp_path / "no" / "such" / "dir.csv"))
+    assert isinstance(info.value, FileNotFoundError) and "no/such/dir.csv" in str(info.value)
+    with pytest.raises(tunekit.FileIOError) as info:
+        tunable.write_file(str(tmp_path))  # a folder
     assert isinstance(info.value, OSError)
 
 
