@@ -54,6 +54,14 @@ std::vector<OutcomeTuple> outcome_tuples(const std::vector<ProblemOutcome>& outc
   return out;
 }
 
+/// Called by tune_share before each problem (without the GIL): a pending Ctrl-C (or another
+/// signal Python handles) ends the tuning there, as KeyboardInterrupt; the results found so far
+/// are already in the results file.
+void check_signals(std::size_t, std::size_t, const std::string&) {
+  nb::gil_scoped_acquire locked;
+  if (PyErr_CheckSignals() != 0) throw nb::python_error();
+}
+
 /// The problems of the files `patterns` match (deduplicated, in file order) and one message per
 /// line that cannot be tuned here. Errors: a pattern matching nothing, an unreadable file.
 std::tuple<std::vector<ProblemRef>, std::vector<std::string>> read_problems(
@@ -88,7 +96,7 @@ std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_fil
   {
     nb::gil_scoped_release unlocked;
     ctx.ensure_results_loaded();
-    report = distributed::tune_share(op, problems, ctx.device_ordinal());
+    report = distributed::tune_share(op, problems, ctx.device_ordinal(), &check_signals);
   }
   return {outcome_tuples(report.outcomes), std::move(skipped)};
 }
@@ -142,7 +150,7 @@ std::string tune_worker(const std::string& problems_wire, int rank, int ranks,
       share.push_back((*problems)[i]);
     }
     nb::gil_scoped_release unlocked;
-    report = distributed::tune_share(gemm_op(), share, rank);
+    report = distributed::tune_share(gemm_op(), share, rank, &check_signals);
   } catch (const StatusError& e) {
     report.status = e.status();
   } catch (const tunekit::Error& e) {

@@ -115,3 +115,36 @@ def test_mgpu_count_rules(untuned):
             tunable.mgpu_tune_gemm_in_file(str(untuned[0]), bad)
     with pytest.raises(tunekit.NotFoundError, match="no file matches .*absent"):
         tunable.mgpu_tune_gemm_in_file(str(untuned[0].parent / "absent?.csv"), 1)
+
+
+def test_ctrl_c_stops_tune_gemm_in_file_keeping_the_results(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    untuned = tmp_path / "many.csv"
+    untuned.write_text("".join(f"GemmTunableOp_float_NN,nn_{m}_3_5_ld_{m}_5_{m}\n"
+                               for m in range(1, 201)))
+    results = tmp_path / "interrupted.csv"
+    code = f"""
+from tunekit import tunable
+tunable.set_filename({str(results)!r})
+tunable.set_max_tuning_iterations(1); tunable.set_max_tuning_duration(1)
+tunable.set_rotating_buffer_size(0)
+try:
+    tunable.tune_gemm_in_file({str(untuned)!r})
+except KeyboardInterrupt:
+    raise SystemExit(42)
+raise SystemExit(0)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if results.exists() and results.read_text().count("GemmTunableOp_float_NN") >= 2:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 42
+    tuned = results.read_text().count("GemmTunableOp_float_NN")
+    assert 2 <= tuned < 200
