@@ -8,4 +8,5 @@ NB_MODULE(_tunekit, m) {
   tunekit::python::bind_tunable(m);
   tunekit::python::bind_offline(m);
   tunekit::python::bind_gemm(m);
+  tunekit::python::bind_autotvm(m);
 }
