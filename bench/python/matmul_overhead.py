@@ -24,14 +24,17 @@ from tunekit import tunable
 
 
 def cpu_name():
+    """'AMD EPYC (family 25 model 1, 2 CPUs)': /proc/cpuinfo's model name, family and model."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, _, value = line.partition(":")
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
+        return platform.processor() or "unknown CPU"
+    return (f"{fields.get('model name', '?')} (family {fields.get('cpu family', '?')} model "
+            f"{fields.get('model', '?')}, {os.cpu_count()} CPUs)")
 
 
 def main():

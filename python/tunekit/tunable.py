@@ -163,9 +163,9 @@ atexit.register(_write_at_exit)
 
 
 def write_file_on_exit(val: bool) -> None:
-    """Whether the results file is rewritten (write_file()) when the interpreter exits.
-    tunekit appends every result as it is found, so this only matters for results read from
-    other files."""
+    """Whether the results file is rewritten (write_file()) when the interpreter exits; off
+    until called (upstream: on). tunekit appends every result as it is found, so this only
+    matters for results read from other files."""
     global _write_on_exit
     _write_on_exit = bool(val)
 

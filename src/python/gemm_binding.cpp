@@ -85,6 +85,14 @@ Operand product_shape(const char* fn, const Operand& a, const Operand& b, const 
   return c;
 }
 
+/// Removes from a product shape (batch..., M, N) the dimensions numpy.matmul drops: M for a 1-d
+/// a, N for a 1-d b.
+void drop_promoted(Operand& shape, bool drop_m, bool drop_n) {
+  const int n = shape.ndim;
+  if (drop_m) shape.shape[n - 2] = shape.shape[n - 1];
+  shape.ndim = n - static_cast<int>(drop_m) - static_cast<int>(drop_n);
+}
+
 /// Checks a given output against the expected shape and type.
 void check_output(const char* fn, const Operand& out, const Operand& expected, ElementType type) {
   if (out.type != type) {
@@ -120,16 +128,11 @@ nb::object matmul(nb::handle a_obj, nb::handle b_obj, nb::handle out_obj) {
                                   kMatmul, a.op.ndim == 0 ? "a" : "b"));
   }
   // numpy.matmul: a 1-d a is a row (1 x K), a 1-d b a column (K x 1); both dropped after.
-  const Operand a2 = a.op.ndim == 1 ? with_unit_dim(a.op, 0) : a.op;
-  const Operand b2 = b.op.ndim == 1 ? with_unit_dim(b.op, 1) : b.op;
-  Operand full = product_shape(kMatmul, a2, b2, a.op, b.op);
-  Operand shown = full;  // the result's shape: without the promoted dimensions
-  shown.ndim = 0;
-  for (int i = 0; i < full.ndim; ++i) {
-    const bool dropped =
-        (i == full.ndim - 2 && a.op.ndim == 1) || (i == full.ndim - 1 && b.op.ndim == 1);
-    if (!dropped) shown.shape[shown.ndim++] = full.shape[i];
-  }
+  Operand promoted[2];
+  const Operand& a2 = a.op.ndim == 1 ? (promoted[0] = with_unit_dim(a.op, 0)) : a.op;
+  const Operand& b2 = b.op.ndim == 1 ? (promoted[1] = with_unit_dim(b.op, 1)) : b.op;
+  Operand shown = product_shape(kMatmul, a2, b2, a.op, b.op);
+  if (a.op.ndim == 1 || b.op.ndim == 1) drop_promoted(shown, a.op.ndim == 1, b.op.ndim == 1);
   const ElementType type = result_type(a.op.type);
   PyOperand out;
   nb::object result;
@@ -142,7 +145,7 @@ nb::object matmul(nb::handle a_obj, nb::handle b_obj, nb::handle out_obj) {
     check_output(kMatmul, out.op, shown, type);
     result = nb::borrow(out_obj);
   }
-  Operand c = out.op;
+  Operand& c = out.op;
   if (a.op.ndim == 1) c = with_unit_dim(c, c.ndim - (b.op.ndim == 1 ? 0 : 1));
   if (b.op.ndim == 1) c = with_unit_dim(c, c.ndim);
   run(a2, b2, c, 1.0, 0.0);

@@ -104,9 +104,10 @@ ViewResult view_numpy_array(PyObject* obj, bool writable, Operand& op, std::stri
   return ViewResult::kOk;
 }
 
-PyObject* as_numpy_array(PyObject* obj, bool writable) {
-  const int flags = writable ? NPY_ARRAY_WRITEABLE : 0;
-  return PyArray_FromAny(obj, nullptr, 0, 0, flags, nullptr);
+PyObject* as_numpy_array(PyObject* obj) { return PyArray_FromAny(obj, nullptr, 0, 0, 0, nullptr); }
+
+bool numpy_owns_data(PyObject* arr) noexcept {
+  return PyArray_CHKFLAGS(reinterpret_cast<PyArrayObject*>(arr), NPY_ARRAY_OWNDATA);
 }
 
 PyObject* new_numpy_array(int ndim, const std::int64_t* shape, ElementType type) {

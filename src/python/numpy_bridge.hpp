@@ -28,9 +28,12 @@ enum class ViewResult : std::uint8_t {
 /// views (its own base chain). `dtype_name` receives the dtype's name when kBadType.
 ViewResult view_numpy_array(PyObject* arr, bool writable, Operand& op, std::string* dtype_name);
 /// numpy.asarray(obj) for array-likes that are neither arrays nor DLPack producers (buffer
-/// protocol, __array_interface__, nested lists); `writable` asks for a writable view (no copy).
-/// New reference, or null with the Python error set.
-PyObject* as_numpy_array(PyObject* obj, bool writable);
+/// protocol, __array_interface__, nested lists). New reference, or null with the Python error
+/// set.
+PyObject* as_numpy_array(PyObject* obj);
+/// Whether a NumPy array owns its memory (numpy.asarray made it: writing to it would not reach
+/// the object it came from).
+bool numpy_owns_data(PyObject* arr) noexcept;
 /// A new uninitialised C-ordered array (float32 or float64). New reference, or null with the
 /// Python error set.
 PyObject* new_numpy_array(int ndim, const std::int64_t* shape, ElementType type);

@@ -101,7 +101,7 @@ void read_operand(const char* fn, const char* name, nb::handle obj, bool writabl
   if (is_numpy_array(obj.ptr())) return read_numpy(fn, name, obj.ptr(), writable, out.op);
   const bool dlpack = PyCapsule_CheckExact(obj.ptr()) || nb::hasattr(obj, "__dlpack__");
   if (dlpack && read_dlpack(fn, name, obj, writable, out)) return;
-  PyObject* arr = as_numpy_array(obj.ptr(), writable);
+  PyObject* arr = as_numpy_array(obj.ptr());
   if (arr == nullptr) {
     PyErr_Clear();
     raise_type_error(
@@ -110,6 +110,12 @@ void read_operand(const char* fn, const char* name, nb::handle obj, bool writabl
                     fn, name, Py_TYPE(obj.ptr())->tp_name));
   }
   out.keep = nb::steal(arr);
+  if (writable && numpy_owns_data(arr)) {
+    raise_type_error(
+        fmt::format("{}: {} ({}) is written in place: it must be an array, a "
+                    "writable buffer-protocol or a DLPack object",
+                    fn, name, Py_TYPE(obj.ptr())->tp_name));
+  }
   read_numpy(fn, name, arr, writable, out.op);
 }
 

@@ -144,13 +144,13 @@ bool padding_fits(const Operand& x, const Layout& l) {
   return x.data + low >= x.owner_begin && x.data + high + reads <= x.owner_end;
 }
 
-/// An input usable in place, or else its dense copy.
-Operand prepare_input(const Operand& x, Scratch& scratch) {
+/// An input usable in place (x itself), or else its dense copy (in `copy`).
+const Operand& prepare_input(const Operand& x, Scratch& scratch, Operand& copy) {
   const std::optional<Layout> l = layout_of(x);
   if (l && aligned(x) && padding_fits(x, *l)) return x;
-  Operand d = dense_like(x, scratch);
-  copy_elements(d, x);
-  return d;
+  copy = dense_like(x, scratch);
+  copy_elements(copy, x);
+  return copy;
 }
 
 bool overlap(const Operand& x, const Operand& y) {
@@ -316,14 +316,15 @@ Status strided_gemm(const Operand& a, const Operand& b, Operand& c, double alpha
     return Status::ok();
   }
   Scratch scratch;
-  const Operand pa = prepare_input(a, scratch);
-  const Operand pb = prepare_input(b, scratch);
+  Operand copies[3];
+  const Operand& pa = prepare_input(a, scratch, copies[0]);
+  const Operand& pb = prepare_input(b, scratch, copies[1]);
   const bool buffered = needs_output_buffer(c, pa, pb);
-  Operand pc = c;
   if (buffered) {
-    pc = dense_like(c, scratch);
-    if (beta != 0) copy_elements(pc, c);
+    copies[2] = dense_like(c, scratch);
+    if (beta != 0) copy_elements(copies[2], c);
   }
+  const Operand& pc = buffered ? copies[2] : c;
   const Frame f{&pa, &pb, &pc, *layout_of(pa), *layout_of(pb), *layout_of(pc), alpha, beta};
   Status s = run_batches(f);
   if (s.is_ok() && buffered) copy_elements(c, pc);

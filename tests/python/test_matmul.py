@@ -251,6 +251,10 @@ def test_bad_outputs_raise():
     read_only.setflags(write=False)
     with pytest.raises(tunekit.InvalidArgumentError, match="out is read-only"):
         tunekit.matmul(a, b, out=read_only)
+    with pytest.raises(tunekit.InvalidArgumentError, match="out is read-only"):
+        tunekit.matmul(a, b, out=memoryview(bytes(32)).cast("f", (2, 4)))
+    with pytest.raises(tunekit.DTypeError, match=r"out \(list\) is written in place"):
+        tunekit.matmul(a, b, out=[[0.0] * 4] * 2)
     with pytest.raises(tunekit.InvalidArgumentError, match="transa must be 'n' or 't'"):
         tunekit.gemm("x", "n", 1.0, a, b, 0.0, np.empty((2, 4), np.float32))
     with pytest.raises(tunekit.InvalidArgumentError, match="gemm needs matrices"):
