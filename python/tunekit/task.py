@@ -102,11 +102,12 @@ def _check_kernel(name: str, kernel) -> None:
                         "tunekit.Kernel(source=..., entry=..., arguments=[...])")
 
 
-def create(task_name: str, args=(), target: Optional[str] = None, **kwargs) -> Task:
+def create(task_name: str, args=(), target: Optional[str] = None, target_host=None,
+           **kwargs) -> Task:
     """The task of template ``task_name`` on ``args`` (AutoTVM autotvm.task.create): runs the
     template once to collect its space. Errors: tunekit.NotFoundError for an unknown template
     (naming the registered ones); the template's own exceptions; TypeError when it does not
-    return a tunekit.Kernel."""
+    return a tunekit.Kernel. ``target_host`` is accepted and ignored (kernels run on the host)."""
     from .template import _TEMPLATES
 
     if kwargs:

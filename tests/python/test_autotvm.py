@@ -4,8 +4,9 @@ Tiny kernels (a 16x16x16 matmul) and budgets of a few trials keep each test to s
 
 import json
 import os
-import shutil
+import signal
 import subprocess
+import threading
 import warnings
 
 import numpy as np
@@ -196,6 +197,27 @@ def test_ctrl_c_stops_tuning_and_keeps_the_records(tmp_path):
     # The log callback still wrote the interrupted batch; nothing ran after it.
     assert len(list(tunekit.record.load_from_file(log))) == 2
     assert tuner.trial_count == 2
+
+
+def test_a_real_sigint_stops_tuning_after_the_batch_in_flight(tmp_path):
+    log = str(tmp_path / "sigint.log")
+    measure = tunekit.measure_option(
+        builder=tunekit.LocalBuilder(n_parallel=1, cache_dir=str(tmp_path / "cache")),
+        runner=tunekit.LocalRunner(number=1, repeat=1))
+    task = tunekit.task.create("test.matmul", args=(16, 16, 16))
+    tuner = tunekit.tuner.GridSearchTuner(task)
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tuner.tune(50, measure, callbacks=[tunekit.callback.log_to_file(log)])
+    finally:
+        timer.cancel()
+    records = list(tunekit.record.load_from_file(log)) if os.path.exists(log) else []
+    # Every finished trial is in the log, none failed (the worker did not get the signal), and
+    # the run stopped long before its 50 trials.
+    assert len(records) == tuner.trial_count < 50
+    assert all(res.error_no == 0 for _, res in records)
 
 
 def test_model_based_and_genetic_tuners_run(tmp_path, measure):
