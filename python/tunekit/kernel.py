@@ -197,6 +197,7 @@ class CompiledKernel:
         specs = [_argument_spec(a) for a in arguments]
         self._scalar = ["value" in s for s in specs]
         self._dtype = [_DTYPES[s["dtype"]] for s in specs]
+        self._size = [s.get("size") if isinstance(s.get("size"), int) else None for s in specs]
         self._function.argtypes = [_CTYPES[d] if sc else ctypes.c_void_p
                                    for d, sc in zip(self._dtype, self._scalar)]
 
@@ -214,5 +215,9 @@ class CompiledKernel:
                     or not arg.flags.c_contiguous:
                 raise _tunekit.DTypeError(
                     f"{self.entry}: argument {i} must be a C-contiguous numpy array of {dtype}")
+            if self._size[i] is not None and arg.size < self._size[i]:
+                raise _tunekit.InvalidArgumentError(
+                    f"{self.entry}: argument {i} has {arg.size} elements; the kernel was tuned "
+                    f"for {self._size[i]}")
             converted.append(arg.ctypes.data)
         self._function(*converted)  # ctypes releases the GIL during the call

@@ -1,6 +1,7 @@
 // The parts of _tunekit.autotvm (AutoTVM's workflow on tunekit's kernel engine): the config space
-// a template defines (space_binding.cpp) and the tuners, builds, logs and dispatch of
-// kernel_binding.cpp. python/tunekit/{space,task,tuner,...}.py are their Python face.
+// a template defines (space_binding.cpp), the tuners, builds and logs of kernel_binding.cpp and
+// the dispatch of dispatch_binding.cpp. python/tunekit/{space,task,tuner,...}.py are their Python
+// face.
 #pragma once
 
 #include <nanobind/nanobind.h>
@@ -19,7 +20,9 @@ struct SpaceHandle {
 
 /// The class Space (define_* calls, entities, index <-> entity, -D definitions) in `m`.
 void bind_space(nanobind::module_& m);
-/// KernelTuner, build_kernel, load_records and HistoryBest in `m` (after bind_space).
+/// KernelTuner, build_kernel and the log readers in `m` (after bind_space).
 void bind_kernel(nanobind::module_& m);
+/// HistoryBest (ApplyHistoryBest) in `m` (dispatch_binding.cpp).
+void bind_dispatch(nanobind::module_& m);
 
 }  // namespace tunekit::python

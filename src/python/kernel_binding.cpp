@@ -1,6 +1,6 @@
 // _tunekit.autotvm: tuning a template's kernel on tunekit's engine (KernelTuner: a Tuner over
 // the kernel builder and runner, with the GIL released and Ctrl-C stopping between batches),
-// building one configuration, reading logs and ApplyHistoryBest (HistoryBest).
+// building one configuration and reading logs.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -18,7 +18,6 @@
 #include "tunekit/kernel/kernel_task.hpp"
 #include "tunekit/kernel/tune_kernel.hpp"
 #include "tunekit/measure/kernel_build.hpp"
-#include "tunekit/records/dispatch.hpp"
 #include "tunekit/records/record_store.hpp"
 #include "tunekit/search/strategy.hpp"
 
@@ -41,8 +40,12 @@ nlohmann::json parse_json(const std::string& text, const char* what) {
 KernelSpec spec_from_json(const std::string& text, const std::string& label,
                           const SpaceHandle& space) {
   nlohmann::json root = parse_json(text, "kernel spec");
-  // The space comes from the template; the parser wants one, so it reads a placeholder.
-  root["space"] = {{"params", {{"tunekit_space", {0}}}}};
+  // The space comes from the template; the parser wants one (and checks the names launch sizes
+  // use against it), so it reads a placeholder with the same knob names.
+  nlohmann::json params = nlohmann::json::object();
+  for (const Knob& k : space.space->knobs()) params[k.name] = {1};
+  if (params.empty()) params["tunekit_space"] = {1};
+  root["space"] = {{"params", params}};
   auto spec = parse_kernel_spec(root.dump(), label, "");
   if (!spec) raise(spec.status());
   spec->space = space.space;
@@ -225,46 +228,6 @@ std::vector<std::string> read_log(const std::string& path) {
   return lines;
 }
 
-/// AutoTVM ApplyHistoryBest over log files and record lines; current in the creating thread
-/// from open() to close() (Python's `with` block).
-class HistoryHandle {
- public:
-  void open(const std::vector<std::string>& paths, const std::string& text) {
-    std::vector<Record> records;
-    for (const std::string& p : paths) {
-      auto loaded = load_records(p);
-      if (!loaded) raise(loaded.status());
-      records.insert(records.end(), loaded->begin(), loaded->end());
-    }
-    if (!text.empty()) {
-      auto parsed = parse_records(text, "records");
-      if (!parsed) raise(parsed.status());
-      records.insert(records.end(), parsed->begin(), parsed->end());
-    }
-    context_ = std::make_unique<ApplyHistoryBest>(records);
-  }
-  void close() { context_.reset(); }
-
-  /// The best record's line for (target, task name, args), or None.
-  std::optional<std::string> query(const std::string& target, const std::string& name,
-                                   const std::string& args) {
-    if (!context_) raise_value_error("apply_history_best is not entered");
-    nlohmann::ordered_json ordered;
-    try {
-      ordered = nlohmann::ordered_json::parse(args);
-    } catch (const nlohmann::json::exception&) {
-      raise_value_error("task arguments are not JSON: " + args);
-    }
-    QueryResult hit = context_->query(target, name, ordered);
-    if (!hit.hit()) return std::nullopt;
-    return encode_record(*hit.record);
-  }
-  std::size_t size() const { return context_ ? context_->size() : 0; }
-
- private:
-  std::unique_ptr<ApplyHistoryBest> context_;
-};
-
 void bind_tuner(nb::module_& m) {
   nb::class_<KernelTunerHandle>(m, "KernelTuner")
       .def(nb::init<const SpaceHandle&, const std::string&, const std::string&, const std::string&,
@@ -294,18 +257,13 @@ void bind_kernel(nb::module_& m) {
     for (const Record& r : *records) lines.push_back(encode_record(r));
     return lines;
   });
-  nb::class_<HistoryHandle>(m, "HistoryBest")
-      .def(nb::init<>())
-      .def("open", &HistoryHandle::open)
-      .def("close", &HistoryHandle::close)
-      .def("query", &HistoryHandle::query)
-      .def_prop_ro("size", &HistoryHandle::size);
 }
 
 void bind_autotvm(nb::module_& m) {
   nb::module_ sub = m.def_submodule("autotvm", "AutoTVM's workflow on tunekit's kernel engine");
   bind_space(sub);
   bind_kernel(sub);
+  bind_dispatch(sub);
 }
 
 }  // namespace tunekit::python

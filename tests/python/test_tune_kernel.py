@@ -100,3 +100,26 @@ def test_bad_arguments_are_clear_errors():
     with pytest.raises(tunekit.UnsupportedError, match="observers"):
         tunekit.tune_kernel("vector_add", VECTOR_ADD, 100, args, {"block_size_x": [1]},
                             observers=[])
+
+
+OPENCL_ADD = r"""
+__kernel void vector_add(__global float* c, __global const float* a, __global const float* b,
+                         int n) {
+  int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+
+def test_opencl_launch_sizes_follow_the_block_size():
+    args, expected = vector_add_args(1000)
+    try:
+        results, _ = tunekit.tune_kernel("vector_add", OPENCL_ADD, 1000, args,
+                                         {"block_size_x": [32, 64]}, lang="OpenCL",
+                                         answer=[expected, None, None, None], iterations=1)
+    except (tunekit.UnsupportedError, tunekit.RunError) as e:
+        pytest.skip(f"no OpenCL here: {e}")
+    if any(r.get("error", "").startswith("no OpenCL") for r in results):
+        pytest.skip("no OpenCL device")
+    assert [r["block_size_x"] for r in results] == [32, 64]
+    assert all(isinstance(r["time"], float) for r in results), results
