@@ -10,11 +10,11 @@ NumPy arrays: under ``apply_history_best`` the template's kernel carries the bes
 
 import atexit
 import ctypes
-import hashlib
 import json
 import os
 import shutil
 import tempfile
+import zlib
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import _tunekit
@@ -96,7 +96,8 @@ def _write_source(name: str, text: str, language: str) -> str:
     if _source_dir is None:
         _source_dir = tempfile.mkdtemp(prefix="tunekit_src_")
         atexit.register(shutil.rmtree, _source_dir, True)
-    digest = hashlib.sha1(text.encode()).hexdigest()[:12]
+    data = text.encode()
+    digest = f"{zlib.crc32(data):08x}{len(data):x}"
     safe = "".join(c if c.isalnum() else "_" for c in name)[:40]
     path = os.path.join(_source_dir, f"{safe}_{digest}{_SUFFIX.get(language, '.cpp')}")
     if not os.path.exists(path):

@@ -6,6 +6,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "autotvm.hpp"
 #include "bindings.hpp"
+#include "engine_thread.hpp"
 #include "errors.hpp"
 #include "tunekit/kernel/kernel_task.hpp"
 #include "tunekit/kernel/tune_kernel.hpp"
@@ -59,7 +61,8 @@ std::string record_line(const MeasureInput& input, const MeasureResult& result) 
 /// What the callbacks of one tune() call share: the first Python exception raised by a callback
 /// or by a signal handler (KeyboardInterrupt), raised again once the loop has stopped.
 struct CallbackState {
-  std::optional<nb::python_error> error;
+  std::optional<nb::python_error> error;  ///< set and read with the GIL held
+  std::atomic<bool> stop{false};          ///< a signal arrived (set by the waiting thread)
 };
 
 /// A Python callback `fn(lines, messages)`: the batch's records as log lines and the failures'
@@ -84,15 +87,12 @@ TuneCallback python_callback(nb::object fn, std::shared_ptr<CallbackState> state
   };
 }
 
-/// Last callback of every batch: a pending Ctrl-C (any signal Python handles) stops the loop,
-/// after the log callbacks wrote the batch.
+/// Last callback of every batch: a pending Ctrl-C (any signal Python handles, seen by the
+/// waiting Python thread) stops the loop, after the log callbacks wrote the batch.
 TuneCallback signal_check(std::shared_ptr<CallbackState> state) {
   return
       [state](const Tuner& tuner, std::span<const MeasureInput>, std::span<const MeasureResult>) {
-        nb::gil_scoped_acquire locked;
-        if (state->error || PyErr_CheckSignals() == 0) return;
-        state->error.emplace();  // takes the KeyboardInterrupt the handler raised
-        tuner.request_stop();
+        if (state->stop.load()) tuner.request_stop();
       };
 }
 
@@ -155,16 +155,20 @@ class KernelTunerHandle {
     to.callbacks.push_back(signal_check(state));
     StopReason reason = StopReason::kTrialCount;
     Status setup = Status::ok();
-    {
-      nb::gil_scoped_release unlocked;
-      auto measure = make_kernel_measure(spec, task_);
-      if (measure) {
-        to.measure = std::move(*measure);
-        reason = tuner_->tune(to);
-      } else {
-        setup = measure.status();
-      }
-    }
+    run_on_engine_thread(
+        [&] {
+          auto measure = make_kernel_measure(spec, task_);
+          if (!measure) {
+            setup = measure.status();
+            return;
+          }
+          to.measure = std::move(*measure);
+          reason = tuner_->tune(to);
+        },
+        [&] {
+          if (!state->error) state->error.emplace();  // takes the KeyboardInterrupt
+          state->stop = true;
+        });
     check(std::move(setup));
     if (state->error) {
       nb::python_error error = std::move(*state->error);
@@ -205,11 +209,11 @@ std::string build_kernel(const std::string& spec_json, const std::string& label,
     config = *valid;
   }
   std::vector<BuildResult> built;
-  {
-    nb::gil_scoped_release unlocked;
-    const MeasureInput input{task, config};
-    built = (*builder)->build(std::span(&input, 1));
-  }
+  const MeasureInput input{task, config};
+  std::optional<nb::python_error> interrupted;  // Ctrl-C waits for the build, then is raised
+  run_on_engine_thread([&] { built = (*builder)->build(std::span(&input, 1)); },
+                       [&] { interrupted.emplace(); });
+  if (interrupted) throw *interrupted;
   if (built.empty() || built[0].error_no != MeasureErrorNo::kNoError) {
     raise(Status(StatusCode::kCompileError,
                  label + ": configuration " + (index ? config.to_string() : "(defaults)") +

@@ -123,3 +123,19 @@ def test_opencl_launch_sizes_follow_the_block_size():
         pytest.skip("no OpenCL device")
     assert [r["block_size_x"] for r in results] == [32, 64]
     assert all(isinstance(r["time"], float) for r in results), results
+
+
+def test_tuning_after_the_gemm_libraries_loaded():
+    # The GEMM layer loads BLIS with dlmopen; its libc copy clobbered thread-specific data of the
+    # Python thread, and the artefact cache's OpenSSL digest then crashed the process. Engine
+    # work now runs on a thread of its own.
+    from tunekit import tunable
+
+    tunable.get_validators()
+    a = np.ones((8, 8), np.float32)
+    tunekit.matmul(a, a)
+    args, expected = vector_add_args(64)
+    results, _ = tunekit.tune_kernel("vector_add", VECTOR_ADD, 64, args,
+                                     {"block_size_x": [1, 8]}, defines={"OFFSET": 0},
+                                     answer=[expected, None, None, None], iterations=1)
+    assert all(isinstance(r["time"], float) for r in results), results
