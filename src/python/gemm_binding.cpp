@@ -149,6 +149,11 @@ nb::object matmul(nb::handle a_obj, nb::handle b_obj, nb::handle out_obj) {
   if (a.op.ndim == 1) c = with_unit_dim(c, c.ndim - (b.op.ndim == 1 ? 0 : 1));
   if (b.op.ndim == 1) c = with_unit_dim(c, c.ndim);
   run(a2, b2, c, 1.0, 0.0);
+  if (shown.ndim == 0 && out_obj.is_none()) {  // numpy.matmul of two vectors: a scalar
+    PyObject* scalar = numpy_return(result.release().ptr());
+    if (scalar == nullptr) throw nb::python_error();
+    return nb::steal(scalar);
+  }
   return result;
 }
 
