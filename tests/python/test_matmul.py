@@ -289,3 +289,27 @@ def test_gil_is_released_during_the_gemm(no_tuning):
         t.join()
     during = [x for x in ticks if start < x < end]
     assert len(during) >= 3, f"the other thread ran {len(during)} times in {end - start:.3f} s"
+
+
+def test_threads_tune_and_dispatch_concurrently():
+    """Several Python threads (the GIL released in each call) tuning and dispatching problems at
+    once all get NumPy's answers."""
+    import threading
+
+    shapes = [(3 + i, 4, 5 + i) for i in range(4)]
+    operands = [(rand((m, k)), rand((k, n))) for m, k, n in shapes]
+    errors = []
+
+    def work(a, b):
+        try:
+            for _ in range(20):
+                close(tunekit.matmul(a, b), a @ b)
+        except Exception as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=ab) for ab in operands]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
