@@ -117,9 +117,24 @@ void run(const Operand& a, const Operand& b, Operand& c, double alpha, double be
   check(std::move(s));
 }
 
+/// matmul's output: a new NumPy array of the result's shape, or the caller's `out` checked
+/// against it. Fills `out`; returns the object to give back.
+nb::object matmul_output(nb::handle out_obj, const Operand& shape, ElementType type,
+                         PyOperand& out) {
+  if (!out_obj.is_none()) {
+    read_operand(kMatmul, "out", out_obj, true, out);
+    check_output(kMatmul, out.op, shape, type);
+    return nb::borrow(out_obj);
+  }
+  nb::object result = nb::steal(new_numpy_array(shape.ndim, shape.shape, type));
+  if (!result.is_valid()) throw nb::python_error();
+  read_operand(kMatmul, "out", result, true, out);
+  return result;
+}
+
 nb::object matmul(nb::handle a_obj, nb::handle b_obj, nb::handle out_obj) {
   require_numpy();
-  PyOperand a, b;
+  PyOperand a, b, out;
   read_operand(kMatmul, "a", a_obj, false, a);
   read_operand(kMatmul, "b", b_obj, false, b);
   check_same_type(kMatmul, a.op, b.op);
@@ -128,27 +143,22 @@ nb::object matmul(nb::handle a_obj, nb::handle b_obj, nb::handle out_obj) {
                                   kMatmul, a.op.ndim == 0 ? "a" : "b"));
   }
   // numpy.matmul: a 1-d a is a row (1 x K), a 1-d b a column (K x 1); both dropped after.
+  const bool a_row = a.op.ndim == 1, b_col = b.op.ndim == 1;
   Operand promoted[2];
-  const Operand& a2 = a.op.ndim == 1 ? (promoted[0] = with_unit_dim(a.op, 0)) : a.op;
-  const Operand& b2 = b.op.ndim == 1 ? (promoted[1] = with_unit_dim(b.op, 1)) : b.op;
-  Operand shown = product_shape(kMatmul, a2, b2, a.op, b.op);
-  if (a.op.ndim == 1 || b.op.ndim == 1) drop_promoted(shown, a.op.ndim == 1, b.op.ndim == 1);
-  const ElementType type = result_type(a.op.type);
-  PyOperand out;
-  nb::object result;
-  if (out_obj.is_none()) {
-    result = nb::steal(new_numpy_array(shown.ndim, shown.shape, type));
-    if (!result.is_valid()) throw nb::python_error();
-    read_operand(kMatmul, "out", result, true, out);
-  } else {
-    read_operand(kMatmul, "out", out_obj, true, out);
-    check_output(kMatmul, out.op, shown, type);
-    result = nb::borrow(out_obj);
-  }
-  Operand& c = out.op;
-  if (a.op.ndim == 1) c = with_unit_dim(c, c.ndim - (b.op.ndim == 1 ? 0 : 1));
-  if (b.op.ndim == 1) c = with_unit_dim(c, c.ndim);
+  const Operand& a2 = a_row ? (promoted[0] = with_unit_dim(a.op, 0)) : a.op;
+  const Operand& b2 = b_col ? (promoted[1] = with_unit_dim(b.op, 1)) : b.op;
+  Operand shape = product_shape(kMatmul, a2, b2, a.op, b.op);
+  if (a_row || b_col) drop_promoted(shape, a_row, b_col);
+  nb::object result = matmul_output(out_obj, shape, result_type(a.op.type), out);
+  Operand& c = out.op;  // the output seen as (batch..., M, N)
+  if (a_row) c = with_unit_dim(c, c.ndim - (b_col ? 0 : 1));
+  if (b_col) c = with_unit_dim(c, c.ndim);
   run(a2, b2, c, 1.0, 0.0);
+  if (shape.ndim == 0 && out_obj.is_none()) {  // numpy.matmul of two vectors: a scalar
+    PyObject* scalar = numpy_return(result.release().ptr());
+    if (scalar == nullptr) throw nb::python_error();
+    return nb::steal(scalar);
+  }
   return result;
 }
 

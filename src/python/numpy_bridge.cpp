@@ -110,6 +110,10 @@ bool numpy_owns_data(PyObject* arr) noexcept {
   return PyArray_CHKFLAGS(reinterpret_cast<PyArrayObject*>(arr), NPY_ARRAY_OWNDATA);
 }
 
+PyObject* numpy_return(PyObject* arr) {
+  return PyArray_Return(reinterpret_cast<PyArrayObject*>(arr));
+}
+
 PyObject* new_numpy_array(int ndim, const std::int64_t* shape, ElementType type) {
   npy_intp dims[kMaxDims];
   for (int i = 0; i < ndim; ++i) dims[i] = static_cast<npy_intp>(shape[i]);

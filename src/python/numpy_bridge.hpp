@@ -34,6 +34,9 @@ PyObject* as_numpy_array(PyObject* obj);
 /// Whether a NumPy array owns its memory (numpy.asarray made it: writing to it would not reach
 /// the object it came from).
 bool numpy_owns_data(PyObject* arr) noexcept;
+/// `arr` itself, or its element as a NumPy scalar when it is 0-d (what NumPy's functions
+/// return, PyArray_Return). Steals the reference; returns a new one (null: Python error set).
+PyObject* numpy_return(PyObject* arr);
 /// A new uninitialised C-ordered array (float32 or float64). New reference, or null with the
 /// Python error set.
 PyObject* new_numpy_array(int ndim, const std::int64_t* shape, ElementType type);

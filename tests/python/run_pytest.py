@@ -27,6 +27,7 @@ def main() -> int:
     for var in [v for v in env if v.startswith("TUNEKIT_")]:
         del env[var]  # the suite sets what it needs; a developer's settings must not leak in
     env["TUNEKIT_THREADS"] = "1"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the source tree
     with tempfile.TemporaryDirectory(prefix="tunekit_pytest_") as tmp:
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", here] + sys.argv[2:]
         return subprocess.call(cmd, cwd=tmp, env=env)

@@ -91,19 +91,19 @@ def test_validators_name_this_machine():
 def test_tuning_a_problem_adds_a_result_to_memory_and_file(tmp_path):
     path = tmp_path / "tuned.csv"
     tunable.set_filename(str(path))
-    a = np.ones((5, 3), np.float32)
-    b = np.ones((3, 7), np.float32)
+    a = np.ones((13, 3), np.float32)  # a shape no other test tunes
+    b = np.ones((3, 19), np.float32)
     before = len(tunable.get_results())
     tunekit.matmul(a, b)
     results = tunable.get_results()
     assert len(results) == before + 1
-    mine = [r for r in results if r[:2] == ("GemmTunableOp_float_NN", "nn_7_5_3_ld_7_3_7")]
+    mine = [r for r in results if r[:2] == ("GemmTunableOp_float_NN", "nn_19_13_3_ld_19_3_19")]
     assert len(mine) == 1 and isinstance(mine[0][3], float)
     text = path.read_text()
-    assert text.startswith("Validator,") and "GemmTunableOp_float_NN,nn_7_5_3_ld_7_3_7," in text
+    assert text.startswith("Validator,") and "GemmTunableOp_float_NN,nn_19_13_3_ld_19_3_19," in text
     # Tuning off: a new problem runs Default and adds nothing.
     tunable.tuning_enable(False)
-    tunekit.matmul(np.ones((6, 3), np.float32), b)
+    tunekit.matmul(np.ones((14, 3), np.float32), b)
     assert len(tunable.get_results()) == before + 1
 
 
