@@ -4,7 +4,7 @@ tuned with tunekit.tunable.tune_gemm_in_file, every winner appended to the resul
 found; a later process that sets the same results file dispatches tunekit.matmul to the
 winners without tuning.
 
-Usage: python examples/python/tune_llama_offline.py [--results FILE] [--limit N]
+Usage: python examples/python/tune_llama_offline.py [--results FILE] [--limit N] [--fresh]
        [--max-duration MS] [--max-iterations N]
 """
 
@@ -36,11 +36,15 @@ def main():
     parser.add_argument("--results", default="llama2-7b_float_results.csv",
                         help="results file (TunableOp CSV; kept results are not tuned again)")
     parser.add_argument("--limit", type=int, help="tune only the first N problems")
+    parser.add_argument("--fresh", action="store_true",
+                        help="delete the results file first (tune everything again)")
     parser.add_argument("--max-duration", type=int, default=30,
                         help="time budget per candidate, ms (default 30)")
     parser.add_argument("--max-iterations", type=int, default=100,
                         help="timed calls per candidate at most (default 100)")
     args = parser.parse_args()
+    if args.fresh and os.path.exists(args.results):
+        os.remove(args.results)
 
     tunable.enable(True)
     tunable.tuning_enable(True)

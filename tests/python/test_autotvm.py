@@ -117,6 +117,12 @@ def test_tune_logs_every_trial_and_the_best_is_applied(tmp_path, measure, capsys
     c = np.zeros((16, 16), np.float32)
     kernel.compile()(16, 16, 16, a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+    with pytest.raises(tunekit.InvalidArgumentError, match="argument 5 has 64 elements; the "
+                                                           "kernel was tuned for 256"):
+        kernel.compile()(16, 16, 16, a, b, np.zeros(64, np.float32))
+    with pytest.raises(tunekit.DTypeError, match="argument 3 must be a C-contiguous numpy array "
+                                                 "of float32"):
+        kernel.compile()(16, 16, 16, a.T, b, c)
 
     cli = os.path.join(os.path.dirname(tunekit.__file__), "..", "..", "tools", "cli", "tunekit")
     if os.path.exists(cli):  # the build tree: the CLI reads the log the tuner wrote
