@@ -10,3 +10,5 @@ set(TUNEKIT_CUDA_ARCH "compute_80" CACHE STRING
 option(TUNEKIT_WITH_MPI "Build distributed tuning over MPI when OpenMPI is found" ON)
 option(TUNEKIT_WERROR "Treat compiler warnings as errors" OFF)
 set(TUNEKIT_SANITIZE "" CACHE STRING "Comma-separated sanitizers, e.g. address,undefined")
+option(TUNEKIT_PYTHON "Build the Python module (build/python/tunekit) when Python 3 development files, nanobind and NumPy are found" ON)
+option(TUNEKIT_PYTHON_REQUIRED "Fail instead of skipping the Python module when a piece is missing (pip install sets it)" OFF)

@@ -15,7 +15,20 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   libffi-dev libssl-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+  python3-dev pybind11-dev
 )
+
+# The Python module (docs/python.md) is built for the first `python3` on PATH (a virtual
+# environment, pyenv) or TUNEKIT_PYTHON_EXECUTABLE: NumPy and pytest come from Debian when that is
+# Debian's own interpreter, else from pip (with ml_dtypes for the bfloat16 tests); nanobind is on
+# PyPI only (pip, also into Debian's interpreter; it depends on nothing).
+PYTHON="${TUNEKIT_PYTHON_EXECUTABLE:-$(command -v python3 || true)}"
+if [ -n "$PYTHON" ]; then
+  PYTHON="$("$PYTHON" -c 'import sys; print(sys.executable)' 2>/dev/null || echo "$PYTHON")"
+fi
+debian_python=0
+case "$PYTHON" in /usr/bin/python3*) debian_python=1 ;; esac
+if [ "$debian_python" -eq 1 ]; then PACKAGES+=(python3-numpy python3-pytest python3-pip); fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -24,13 +37,29 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}" >&2
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -ne 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Python packages for $PYTHON (skipped when they import; a failure only skips the module and
+# its tests, with a message from CMake and pytest).
+if [ -n "$PYTHON" ] && ! "$PYTHON" -c 'import nanobind, numpy, pytest' 2>/dev/null; then
+  if [ "$debian_python" -eq 1 ]; then
+    pip_packages=(nanobind)
+    pip_flags=(--break-system-packages)
+  else
+    pip_packages=(nanobind numpy pytest ml_dtypes)
+    pip_flags=()
+    if [ -n "${SUDO}" ] && [ ! -w "$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" ]; then
+      pip_flags=(--user)
+    fi
+  fi
+  echo "install-deps: pip installing ${pip_packages[*]} for $PYTHON" >&2
+  "$PYTHON" -m pip install -q --disable-pip-version-check "${pip_flags[@]}" "${pip_packages[@]}" >&2 ||
+    echo "install-deps: pip failed; the Python module will be skipped" >&2
+fi

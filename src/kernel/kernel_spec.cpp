@@ -156,6 +156,9 @@ class SpecParser {
       TUNEKIT_RETURN_IF_ERROR(read_array_size((**list)[i], fmt::format("arguments[{}]", i),
                                               spec_.problem.arguments[i]));
     }
+    if (Status files = check_fill_files(spec_.problem); !files.is_ok()) {
+      return f_.wrap("arguments", files);
+    }
     return check_memory();
   }
 
@@ -245,17 +248,29 @@ class SpecParser {
     if (v.is_number()) {
       auto x = f_.number(v, field, -std::numeric_limits<double>::max());
       if (!x) return x.status();
-      return ArgFill{FillKind::kConstant, *x};
+      return ArgFill{FillKind::kConstant, *x, {}};
     }
+    if (v.is_object()) return read_file_fill(v, field);
     auto text = f_.string(v, field);
     if (!text) return text.status();
-    if (*text == "random") return ArgFill{FillKind::kRandom, 0.0};
-    if (*text == "zeros") return ArgFill{FillKind::kZeros, 0.0};
-    if (*text == "ones") return ArgFill{FillKind::kOnes, 0.0};
-    if (*text == "index") return ArgFill{FillKind::kIndex, 0.0};
+    if (*text == "random") return ArgFill{FillKind::kRandom, 0.0, {}};
+    if (*text == "zeros") return ArgFill{FillKind::kZeros, 0.0, {}};
+    if (*text == "ones") return ArgFill{FillKind::kOnes, 0.0, {}};
+    if (*text == "index") return ArgFill{FillKind::kIndex, 0.0, {}};
     return f_.bad(field, fmt::format("unknown fill '{}' (accepted: \"random\", \"zeros\", "
-                                     "\"ones\", \"index\" or a number)",
+                                     "\"ones\", \"index\", a number or {{\"file\": PATH}})",
                                      *text));
+  }
+
+  /// {"file": "x.bin"}: the array's data, raw, resolved against the spec's directory.
+  Expected<ArgFill> read_file_fill(const Json& v, const std::string& field) const {
+    TUNEKIT_RETURN_IF_ERROR(f_.only_keys(v, {"file"}, field));
+    if (!v.contains("file")) return f_.bad(field + ".file", "missing (required)");
+    auto path = f_.string(v["file"], field + ".file");
+    if (!path) return path.status();
+    ArgFill fill{FillKind::kFile, 0.0, {}};
+    fill.path = kernel_detail::resolve_path(spec_.directory, *path);
+    return fill;
   }
 
   Status read_array_size(const Json& a, const std::string& where, KernelArgument& arg) {

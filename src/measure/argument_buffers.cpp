@@ -6,10 +6,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -52,12 +55,34 @@ void fill_typed(T* out, std::size_t n, const ArgFill& fill, std::uint64_t seed) 
       case FillKind::kConstant:
         v = fill.value;
         break;
+      case FillKind::kFile:
+        break;  // read_file_fill
     }
     out[i] = static_cast<T>(v);
   }
 }
 
+/// A kFile fill: the file's bytes (check_fill_files checked its size before tuning); NaN
+/// (floats) or zeros (integers) where it cannot be read, so verification fails loudly.
+void read_file_fill(void* data, const KernelArgument& arg) {
+  const std::size_t bytes = arg.size * dtype_bytes(arg.dtype);
+  std::size_t got = 0;
+  if (std::FILE* f = std::fopen(arg.fill.path.c_str(), "rb")) {
+    got = std::fread(data, 1, bytes, f);
+    std::fclose(f);
+  }
+  if (got == bytes) return;
+  if (arg.dtype == ArgDtype::kFloat32) {
+    std::fill_n(static_cast<float*>(data), arg.size, std::numeric_limits<float>::quiet_NaN());
+  } else if (arg.dtype == ArgDtype::kFloat64) {
+    std::fill_n(static_cast<double*>(data), arg.size, std::numeric_limits<double>::quiet_NaN());
+  } else {
+    std::memset(data, 0, bytes);
+  }
+}
+
 void fill_array(void* data, const KernelArgument& arg, std::uint64_t seed) {
+  if (arg.fill.kind == FillKind::kFile) return read_file_fill(data, arg);
   switch (arg.dtype) {
     case ArgDtype::kFloat32:
       return fill_typed(static_cast<float*>(data), arg.size, arg.fill, seed);

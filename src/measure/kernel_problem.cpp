@@ -2,7 +2,11 @@
 // See include/tunekit/measure/kernel_problem.hpp.
 #include "tunekit/measure/kernel_problem.hpp"
 
+#include <fmt/format.h>
+
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 namespace tunekit {
 
@@ -60,6 +64,28 @@ std::size_t KernelProblem::array_bytes() const noexcept {
     if (!arg.is_scalar) total += arg.size * dtype_bytes(arg.dtype);
   }
   return total;
+}
+
+Status check_fill_files(const KernelProblem& problem) {
+  for (const KernelArgument& arg : problem.arguments) {
+    if (arg.is_scalar || arg.fill.kind != FillKind::kFile) continue;
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(arg.fill.path, ec);
+    if (ec) {
+      return Status(StatusCode::kIoError,
+                    fmt::format("cannot read data file '{}' of argument '{}': {}", arg.fill.path,
+                                arg.name, ec.message()));
+    }
+    const std::size_t need = arg.size * dtype_bytes(arg.dtype);
+    if (bytes != need) {
+      return Status(
+          StatusCode::kInvalidArgument,
+          fmt::format("data file '{}' of argument '{}' holds {} bytes; {} {} elements "
+                      "need {}",
+                      arg.fill.path, arg.name, bytes, arg.size, to_string(arg.dtype), need));
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace tunekit

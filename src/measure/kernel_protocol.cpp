@@ -14,6 +14,7 @@ nlohmann::json argument_to_json(const KernelArgument& arg) {
           {"size", arg.size},
           {"fill", static_cast<int>(arg.fill.kind)},
           {"fill_value", arg.fill.value},
+          {"fill_path", arg.fill.path},
           {"output", arg.is_output}};
 }
 
@@ -29,6 +30,7 @@ Expected<KernelArgument> argument_from_json(const nlohmann::json& json) {
     arg.size = json.at("size").get<std::size_t>();
     arg.fill.kind = static_cast<FillKind>(json.at("fill").get<int>());
     arg.fill.value = json.at("fill_value").get<double>();
+    arg.fill.path = json.value("fill_path", std::string());
     arg.is_output = json.at("output").get<bool>();
   } catch (const nlohmann::json::exception& e) {
     return Status(StatusCode::kParseError, std::string("kernel argument message: ") + e.what());

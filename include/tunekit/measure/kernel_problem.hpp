@@ -48,12 +48,15 @@ enum class FillKind : std::uint8_t {
   kOnes,      ///< all 1
   kIndex,     ///< element i holds i (modulo 2^24 for float32, exact for the others)
   kConstant,  ///< every element holds `ArgFill::value`
+  kFile,      ///< the raw bytes of the file `ArgFill::path` (native byte order, one element after
+              ///< another: exactly size * dtype_bytes bytes; e.g. numpy's `ndarray.tofile`)
 };
 
 /// Fill of one array argument.
 struct ArgFill {
   FillKind kind = FillKind::kRandom;
   double value = 0.0;  ///< kConstant only
+  std::string path;  ///< kFile only: the data file (absolute, or relative to the current directory)
 };
 
 /// One argument of the kernel's entry, in call order.
@@ -80,6 +83,12 @@ struct KernelProblem {
   /// Total bytes of all arrays.
   std::size_t array_bytes() const noexcept;
 };
+
+/// Checks that the data file of every kFile fill of `problem` can be read and holds exactly the
+/// array's bytes.
+/// Errors: kIoError "cannot read data file '<path>' of argument 'x': <reason>"; kInvalidArgument
+///   "data file '<path>' of argument 'x' holds 12 bytes; 1000 float32 elements need 4000".
+Status check_fill_files(const KernelProblem& problem);
 
 /// How the launch grid of an OpenCL or CUDA kernel follows from the configuration.
 /// Each entry is an Expression (space/expression.hpp) over the configuration's parameter names

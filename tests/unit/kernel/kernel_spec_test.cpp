@@ -230,7 +230,7 @@ TEST_F(KernelSpecTest, ArgumentErrors) {
             "arguments[0].output: expected true or false, got a number");
   EXPECT_EQ(with_args(R"([{"name": "a", "dtype": "float32", "size": 4, "fill": "noise"}])"),
             "arguments[0].fill: unknown fill 'noise' (accepted: \"random\", \"zeros\", \"ones\", "
-            "\"index\" or a number)");
+            "\"index\", a number or {\"file\": PATH})");
   EXPECT_EQ(with_args(R"([{"name": "a", "dtype": "float32", "size": 4, "fill": [1]}])"),
             "arguments[0].fill: expected a string, got a list");
   EXPECT_EQ(with_args(R"([{"name": "a", "dtype": "float32", "size": 4, "shape": [4]}])"),

@@ -14,9 +14,10 @@ KernelProblem problem_mn(double m, double n) {
   a.is_scalar = true;
   a.scalar_value = m;
   p.arguments.push_back(a);
-  a.name = "N";
-  a.scalar_value = n;
-  p.arguments.push_back(a);
+  KernelArgument b = a;  // (a fresh copy: GCC 12's -Wrestrict misfires on reassigning a.name)
+  b.name = "N";
+  b.scalar_value = n;
+  p.arguments.push_back(b);
   KernelArgument c;
   c.name = "C";
   c.size = 16;
