@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "ops/gemm_internal.hpp"
+#include "ops/namespace_open.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
 
@@ -140,7 +141,7 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
   // once and never modified.
   char** saved = environ;
   environ = ns->env_.data();
-  void* handle = dlmopen(LM_ID_NEWLM, path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlmopen_with_own_keys(path.c_str());
   environ = saved;
   if (handle == nullptr) {
     const char* error = dlerror();

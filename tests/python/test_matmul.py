@@ -313,3 +313,34 @@ def test_threads_tune_and_dispatch_concurrently():
     for t in threads:
         t.join()
     assert errors == []
+
+
+THREAD_EXIT_CHILD = r"""
+import sys
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np
+import tunekit
+from tunekit import tunable
+tunable.set_filename(sys.argv[1])
+tunable.set_max_tuning_iterations(1)
+a = np.ones((12, 12), np.float32)
+with ThreadPoolExecutor(2) as pool:
+    sums = list(pool.map(lambda _: float(tunekit.matmul(a, a)[0, 0]), range(4)))
+import hashlib  # OpenSSL's keys come after the namespaces' (the order that crashed)
+print(sums, hashlib.sha256(b"x").hexdigest()[:8], "done")
+"""
+
+
+def test_threads_that_ran_namespaced_libraries_exit_cleanly(tmp_path):
+    """Tuning on threads that then exit runs the libraries loaded into dlmopen namespaces of
+    their own (BLIS, the OpenBLAS copy) there; their C libraries' thread-specific data must not
+    overwrite the main one's (libgomp aborted at thread exit, OpenSSL crashed)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TUNEKIT_")}
+    proc = subprocess.run([sys.executable, "-c", THREAD_EXIT_CHILD, str(tmp_path / "r.csv")],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().endswith("done"), proc.stdout + proc.stderr
