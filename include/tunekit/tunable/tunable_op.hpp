@@ -97,7 +97,11 @@ class TunableOp {
       return dispatch_disabled(params);
     }
     if (const Entry* e = table_.find(key); e != nullptr && serves(*e, key)) [[likely]] {
-      return static_cast<Candidate<Params>*>(e->target)->run_resolved(params);
+      Status s = static_cast<Candidate<Params>*>(e->target)->run_resolved(params);
+      if (s.code() == StatusCode::kUnsupported && e->candidate != 0) [[unlikely]] {
+        return run_default_instead(params, e->candidate, s);
+      }
+      return s;
     }
     return dispatch_slow(params);
   }
@@ -322,7 +326,28 @@ class TunableOp {
         index = *resolved;
       }
     }
-    return candidates_[index]->run(params);
+    Status s = candidates_[index]->run(params);
+    if (s.code() == StatusCode::kUnsupported && index != 0) {
+      return run_default_instead(params, index, s);
+    }
+    return s;
+  }
+
+  // The stored winner refused this call (a problem's signature does not hold every argument:
+  // libxsmm's JIT kernels take alpha = 1 and beta 0 or 1 only): Default runs it, with a warning
+  // once per problem and candidate.
+  [[gnu::noinline]] Status run_default_instead(const Params& params, std::size_t index,
+                                               const Status& refusal) {
+    {
+      std::lock_guard lock(mutex_);
+      const std::string what = params.op_signature() + "(" + params.signature() + ")";
+      if (warned_missing_.insert(what + "," + candidates_[index]->name() + ",refused").second) {
+        log::warn(what + ": " + candidates_[index]->name() + " cannot run this call (" +
+                  refusal.message() + "); using Default");
+      }
+      (void)detail::guarded_prepare(*candidates_[0], params);
+    }
+    return candidates_[0]->run(params);
   }
 
   Expected<std::size_t> resolve_locked(const Params& params, const Key& key) {

@@ -223,7 +223,8 @@ class FakeCandidate : public Candidate<AddParams> {
       outputs_.insert(p.c);
     }
     if (fail_after_ > 0 && call > fail_after_) {
-      return Status(StatusCode::kRuntimeError, "fake: failed on call " + std::to_string(call));
+      return Status(refuse_ ? StatusCode::kUnsupported : StatusCode::kRuntimeError,
+                    "fake: failed on call " + std::to_string(call));
     }
     switch (behaviour_) {
       case Behaviour::kError:
@@ -255,7 +256,12 @@ class FakeCandidate : public Candidate<AddParams> {
   /// Calls that came through run_resolved() (TunableOp hits).
   long resolved_calls() const { return resolved_calls_.load(); }
   long prepares() const { return prepares_.load(); }
-  void set_fail_after(long calls) { fail_after_ = calls; }
+  /// From call `calls` + 1 on, run() fails: kUnsupported when `refuse` (a call the candidate
+  /// does not take), else kRuntimeError.
+  void set_fail_after(long calls, bool refuse = false) {
+    fail_after_ = calls;
+    refuse_ = refuse;
+  }
   void set_time_of_call(std::function<double(long)> f) { time_of_call_ = std::move(f); }
   void record_outputs(bool on) { record_outputs_ = on; }
   std::size_t distinct_outputs() const {
@@ -272,6 +278,7 @@ class FakeCandidate : public Candidate<AddParams> {
   std::atomic<long> resolved_calls_{0};
   std::atomic<long> prepares_{0};
   long fail_after_ = 0;
+  bool refuse_ = false;
   std::function<double(long)> time_of_call_;
   bool record_outputs_ = false;
   mutable std::mutex mutex_;

@@ -104,6 +104,28 @@ TEST_F(TunableOpTest, MissTunesPicksFastestPersistsAndHitsNeverRetune) {
   EXPECT_EQ(result_lines_of(ctx_->filename()).size(), 1u);
 }
 
+TEST_F(TunableOpTest, AWinnerRefusingACallHandsItToDefaultWithOneWarning) {
+  CandidateSet set;
+  auto* def = set.add("Default", "fake", 300);
+  auto* fast = set.add("fast", "fake", 60);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(64);
+  ASSERT_TRUE(op(problem.params()).is_ok());
+  ASSERT_EQ(op.cached_solution(problem.params()), "fast");
+  fast->set_fail_after(fast->calls(), /*refuse=*/true);
+  const std::string log_path = capture_log();
+  const long def_calls = def->calls();
+  for (int i = 0; i < 3; ++i) {
+    std::fill(problem.c.begin(), problem.c.end(), 0.0f);
+    ASSERT_TRUE(op(problem.params()).is_ok());
+    EXPECT_TRUE(problem.correct());
+  }
+  EXPECT_EQ(def->calls(), def_calls + 3);
+  const std::string log = slurp(log_path);
+  EXPECT_NE(log.find("fast cannot run this call (fake: failed on call"), std::string::npos) << log;
+  EXPECT_EQ(log.find("cannot run this call"), log.rfind("cannot run this call")) << log;
+}
+
 TEST_F(TunableOpTest, MissesAndTuneValidateFirstHitsRunResolved) {
   CandidateSet set;
   auto* def = set.add("Default", "fake", 20);
