@@ -2,6 +2,8 @@
 // (batch loop, bf16 staging, bias epilogue), library namespaces (dlmopen) and thread syncing.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -189,6 +191,7 @@ class LibraryNamespace {
   int (*omp_get_max_threads_)() = nullptr;
   void (*omp_set_num_threads_)(int) = nullptr;
   std::vector<std::string> env_strings_;  // the namespace's environment, kept alive
+  std::vector<pthread_key_t> keys_;       // the namespace's own pthread keys (namespace_open.hpp)
   std::vector<char*> env_;
   friend void sync_all_namespaces() noexcept;
 };

@@ -3,25 +3,20 @@
 #include "ops/namespace_open.hpp"
 
 #include <dlfcn.h>
-#include <pthread.h>
 
 #include <algorithm>
-#include <vector>
 
 namespace tunekit::ops::detail {
 namespace {
 
 /// Keys set aside for one namespace.
 constexpr std::size_t kKeysPerNamespace = 6;
-/// glibc keeps keys below 32 in a block inside the thread descriptor; a namespace's key above
-/// it would make that namespace's malloc allocate a block the main C library frees.
-constexpr pthread_key_t kFirstBlockKeys = 32;
 
 using KeyCreate = int (*)(pthread_key_t*, void (*)(void*));
 using KeyDelete = int (*)(pthread_key_t);
 
 /// Takes `count` keys from the main C library for good (it never hands them out again); empty
-/// when they would not all lie in the first block.
+/// when it has not that many left.
 std::vector<pthread_key_t> take_main_keys(std::size_t count) {
   std::vector<pthread_key_t> keys;
   for (std::size_t i = 0; i < count; ++i) {
@@ -29,10 +24,7 @@ std::vector<pthread_key_t> take_main_keys(std::size_t count) {
     if (pthread_key_create(&key, nullptr) != 0) break;
     keys.push_back(key);
   }
-  const bool usable =
-      keys.size() == count &&
-      std::all_of(keys.begin(), keys.end(), [](pthread_key_t k) { return k < kFirstBlockKeys; });
-  if (!usable) {
+  if (keys.size() != count) {
     for (pthread_key_t k : keys) pthread_key_delete(k);
     keys.clear();
   }
@@ -56,15 +48,26 @@ bool steer_namespace_keys(void* libc, const std::vector<pthread_key_t>& keys) {
 
 }  // namespace
 
-void* dlmopen_with_own_keys(const char* path) {
-  const std::vector<pthread_key_t> keys = take_main_keys(kKeysPerNamespace);
+void* dlmopen_with_own_keys(const char* path, std::vector<pthread_key_t>& keys) {
+  keys = take_main_keys(kKeysPerNamespace);
   void* libc = keys.empty() ? nullptr : dlmopen(LM_ID_NEWLM, "libc.so.6", RTLD_NOW | RTLD_LOCAL);
   Lmid_t lmid = LM_ID_NEWLM;
   if (libc != nullptr && steer_namespace_keys(libc, keys)) {
     dlinfo(libc, RTLD_DI_LMID, &lmid);
+    own_key_blocks(keys);  // the library's constructors run on this thread
+  } else {
+    keys.clear();
   }
-  // On any failure the library goes into a namespace of its own as plain dlmopen does.
+  // Without its own keys the library goes into a namespace of its own as plain dlmopen does.
   return dlmopen(lmid, path, RTLD_NOW | RTLD_LOCAL);  // the namespace's libc stays with it
+}
+
+void own_key_blocks(const std::vector<pthread_key_t>& keys) noexcept {
+  static int marker = 0;
+  for (pthread_key_t key : keys) {
+    pthread_setspecific(key, &marker);  // allocates the key's block with the main malloc
+    pthread_setspecific(key, nullptr);  // and leaves the slot empty for the namespace
+  }
 }
 
 }  // namespace tunekit::ops::detail

@@ -141,7 +141,7 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
   // once and never modified.
   char** saved = environ;
   environ = ns->env_.data();
-  void* handle = dlmopen_with_own_keys(path.c_str());
+  void* handle = dlmopen_with_own_keys(path.c_str(), ns->keys_);
   environ = saved;
   if (handle == nullptr) {
     const char* error = dlerror();
@@ -168,6 +168,12 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
 void* LibraryNamespace::symbol(const char* name) const noexcept { return dlsym(handle_, name); }
 
 void LibraryNamespace::sync_threads() noexcept {
+  // Before anything of the namespace runs on this thread (see own_key_blocks).
+  thread_local std::vector<const LibraryNamespace*> owned;
+  if (!keys_.empty() && std::find(owned.begin(), owned.end(), this) == owned.end()) {
+    own_key_blocks(keys_);
+    owned.push_back(this);
+  }
   const int n = num_threads();
   if (applied_threads_.load(std::memory_order_acquire) != n) {
     std::lock_guard lock(set_mutex_);
