@@ -167,7 +167,8 @@ class Kernel:
     def compile(self) -> "CompiledKernel":
         """Builds this kernel with its configuration (C/C++ only) and loads it; the returned
         callable takes the arguments as NumPy arrays (C-contiguous, the declared dtype) and
-        Python numbers, in order. Errors: tunekit.RunError with the compiler's message."""
+        Python numbers, in order. Errors: tunekit.RunError with the compiler's message;
+        tunekit.NotFoundError when the built kernel has no function ``entry``."""
         if self.language not in ("c++", "cpp", "c", "C"):
             raise _tunekit.UnsupportedError("Kernel.compile() loads C/C++ kernels only "
                                             f"(language '{self.language}')")
@@ -176,7 +177,14 @@ class Kernel:
         index = None if self.config is None else self.config.index
         artifact = _tunekit.autotvm.build_kernel(json.dumps(self.spec(name)), f"kernel '{name}'",
                                                  space, index)
-        return CompiledKernel(artifact, self.entry or name, self.arguments, self.config)
+        entry = self.entry or name
+        try:
+            return CompiledKernel(artifact, entry, self.arguments, self.config)
+        except AttributeError:
+            where = self.source_file or "the kernel's source"
+            raise _tunekit.NotFoundError(
+                f"kernel '{name}': entry '{entry}' is not a function of {where} (an extern \"C\" "
+                "function of that name is needed)") from None
 
     def __repr__(self):
         config = "defaults" if self.config is None else str(self.config)
