@@ -3,6 +3,7 @@ results)`` after every batch: ``progress_bar`` and ``log_to_file``.
 """
 
 import os
+import stat
 import sys
 import time
 
@@ -59,6 +60,23 @@ def progress_bar(total: int, prefix: str = "", si_prefix: str = "G"):
     return _ProgressBar(int(total), prefix, si_prefix, sys.stdout)
 
 
+def _check_log_writable(path: str) -> None:
+    """Refuses a log path that cannot be appended to (a missing folder, a directory, no
+    permission) with tunekit.FileIOError naming it, as the tunekit CLI does before tuning."""
+    from . import _tunekit
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC,
+                     0o644)
+    except OSError as e:
+        raise _tunekit.FileIOError(f"cannot write tuning log '{path}': {e.strerror}") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    finally:
+        os.close(fd)
+    if not regular:
+        raise _tunekit.FileIOError(f"tuning log '{path}' is not a regular file")
+
+
 class _LogToFile:
     """Appends every measured record to a log path (in C++, one locked write per batch) or
     writes them to a file object."""
@@ -83,7 +101,8 @@ class _LogToFile:
 def log_to_file(file_out, protocol: str = "json"):
     """AutoTVM log_to_file: appends one AutoTVM v0.2 JSON line per measured configuration
     (readable by ``tunekit log best``, ``tunekit.record.load_from_file`` and
-    ``apply_history_best``)."""
+    ``apply_history_best``). A path that cannot be appended to (its folder missing, a
+    directory) raises tunekit.FileIOError when tuning starts, before anything is measured."""
     if protocol != "json":
         raise ValueError(f"log_to_file: protocol '{protocol}' is not supported (json)")
     return _LogToFile(file_out)

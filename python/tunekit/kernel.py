@@ -167,7 +167,8 @@ class Kernel:
     def compile(self) -> "CompiledKernel":
         """Builds this kernel with its configuration (C/C++ only) and loads it; the returned
         callable takes the arguments as NumPy arrays (C-contiguous, the declared dtype) and
-        Python numbers, in order. Errors: tunekit.RunError with the compiler's message."""
+        Python numbers, in order. Errors: tunekit.RunError with the compiler's message;
+        tunekit.NotFoundError when the built kernel has no function ``entry``."""
         if self.language not in ("c++", "cpp", "c", "C"):
             raise _tunekit.UnsupportedError("Kernel.compile() loads C/C++ kernels only "
                                             f"(language '{self.language}')")
@@ -176,7 +177,8 @@ class Kernel:
         index = None if self.config is None else self.config.index
         artifact = _tunekit.autotvm.build_kernel(json.dumps(self.spec(name)), f"kernel '{name}'",
                                                  space, index)
-        return CompiledKernel(artifact, self.entry or name, self.arguments, self.config)
+        return CompiledKernel(artifact, self.entry or name, self.arguments, self.config,
+                              self.source_file or "the kernel's source")
 
     def __repr__(self):
         config = "defaults" if self.config is None else str(self.config)
@@ -187,12 +189,18 @@ class CompiledKernel:
     """A built kernel: call it with its arguments (NumPy arrays and numbers). ``config`` is the
     configuration it was built with, ``artifact`` the shared object."""
 
-    def __init__(self, artifact: str, entry: str, arguments: Sequence, config):
+    def __init__(self, artifact: str, entry: str, arguments: Sequence, config,
+                 source: str = "the kernel's source"):
         self.artifact = artifact
         self.entry = entry
         self.config = config
         self._library = ctypes.CDLL(artifact)
-        self._function = getattr(self._library, entry)
+        try:
+            self._function = getattr(self._library, entry)
+        except AttributeError:
+            raise _tunekit.NotFoundError(
+                f"kernel entry '{entry}' is not a function of {source} (an extern \"C\" function "
+                "of that name is needed)") from None
         self._function.restype = None
         self._arguments = [a if isinstance(a, (Scalar, Array)) else None for a in arguments]
         specs = [_argument_spec(a) for a in arguments]

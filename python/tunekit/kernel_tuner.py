@@ -6,6 +6,7 @@ Tuner does. Each configuration runs in a worker process (a crash is a failed con
 """
 
 import json
+import numbers
 import os
 import shutil
 import tempfile
@@ -198,6 +199,9 @@ def _space(tune_params: dict, restrictions) -> ConfigSpace:
                                             "{name: [values]}")
     space = ConfigSpace()
     for name, values in tune_params.items():
+        if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+            raise _tunekit.InvalidArgumentError(
+                f"tune_kernel: tune_params values must be lists, got {name!r}: {values!r}")
         space.define_knob(name, list(values))
     if restrictions is None:
         restrictions = []
@@ -260,6 +264,10 @@ def tune_kernel(kernel_name: str, kernel_source, problem_size, arguments: Sequen
         names = sorted(list(unsupported) + (["verify"] if verify is not None else []))
         raise _tunekit.UnsupportedError(f"tune_kernel: argument(s) not supported by tunekit: "
                                         f"{', '.join(names)}")
+    if (isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral)
+            or iterations < 1):
+        raise _tunekit.InvalidArgumentError(
+            f"tune_kernel: iterations must be a whole number >= 1, got {iterations!r}")
     source = _read_source(kernel_source)
     language = _language(lang, source)
     space = _space(tune_params, restrictions)
@@ -289,7 +297,7 @@ def tune_kernel(kernel_name: str, kernel_source, problem_size, arguments: Sequen
 
 def _run(kernel_name, kernel, space, strategy, strategy_options, iterations, compiler, cache,
          verbose, metrics, seed, problem_size):
-    from .callback import progress_bar
+    from .callback import _check_log_writable, progress_bar
 
     workload = [spec for spec in (a.spec() for a in kernel.arguments)]
     args = [["TENSOR", [w["size"]], w["dtype"]] if "size" in w else w["value"] for w in workload]
@@ -326,6 +334,7 @@ def _run(kernel_name, kernel, space, strategy, strategy_options, iterations, com
 
     callbacks = [("py", collect)]
     if cache is not None:
+        _check_log_writable(cache)
         callbacks.insert(0, ("log", cache))
     if verbose:
         bar = progress_bar(n_trial, f"[{kernel_name}]")

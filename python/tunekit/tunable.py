@@ -9,6 +9,7 @@ from PyTorch's where tunekit's C++ API differs: TunableOp and the numerical chec
 """
 
 import atexit
+import math
 import os
 import subprocess
 import sys
@@ -78,10 +79,20 @@ def record_untuned_is_enabled() -> bool:
     return _c.record_untuned_is_enabled()
 
 
+def _whole(fn: str, value) -> int:
+    """value as an int for ``fn``; tunekit.InvalidArgumentError for NaN, an infinity or what is
+    no number."""
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise _tunekit.InvalidArgumentError(
+            f"tunable.{fn}: expected a whole number, got {value!r}") from None
+
+
 def set_max_tuning_duration(duration: int) -> None:
     """Time budget in ms for each candidate's timed calls; negative -> 0; 0 = no limit (both
     limits 0: 100 calls). TUNEKIT_MAX_TUNING_DURATION_MS wins."""
-    _c.set_max_tuning_duration(int(duration))
+    _c.set_max_tuning_duration(_whole("set_max_tuning_duration", duration))
 
 
 def get_max_tuning_duration() -> int:
@@ -92,7 +103,7 @@ def get_max_tuning_duration() -> int:
 def set_max_tuning_iterations(iterations: int) -> None:
     """Most timed calls per candidate; negative -> 0; 0 = no limit.
     TUNEKIT_MAX_TUNING_ITERATIONS wins."""
-    _c.set_max_tuning_iterations(int(iterations))
+    _c.set_max_tuning_iterations(_whole("set_max_tuning_iterations", iterations))
 
 
 def get_max_tuning_iterations() -> int:
@@ -109,6 +120,9 @@ def set_filename(filename: str, insert_device_ordinal: bool = False) -> None:
     for the first ``%d``, else before the last '.' of the base name, else at the end.
     TUNEKIT_FILENAME wins (with the ordinal inserted)."""
     global _api_filename
+    if "\0" in os.fspath(filename):
+        raise _tunekit.InvalidArgumentError(
+            f"tunable.set_filename: the file name contains a NUL character: {filename!r}")
     _c.set_filename(os.fspath(filename), bool(insert_device_ordinal))
     _api_filename = os.fspath(filename)
 
@@ -121,15 +135,21 @@ def get_filename() -> str:
 def set_numerical_check_tolerances(enable: bool, atol: float = 1e-5, rtol: float = 1e-5) -> None:
     """Turns the numerical check of every candidate against Default on or off, with these
     tolerances (|C - C_ref| <= atol + rtol * |C_ref|); atol and rtol must be > 0
-    (tunekit.InvalidArgumentError). TUNEKIT_NUMERICAL_CHECK wins."""
-    _c.set_numerical_check_tolerances(bool(enable), float(atol), float(rtol))
+    (tunekit.InvalidArgumentError) when the check is enabled; with ``enable`` False they are
+    ignored, as upstream. TUNEKIT_NUMERICAL_CHECK wins."""
+    atol, rtol = float(atol), float(rtol)
+    if not enable and not (0 < atol < math.inf and 0 < rtol < math.inf):
+        _, old_atol, old_rtol = _c.get_numerical_check_tolerances()  # kept while it is off
+        atol = 1e-5 if old_atol is None else old_atol
+        rtol = 1e-5 if old_rtol is None else old_rtol
+    _c.set_numerical_check_tolerances(bool(enable), atol, rtol)
 
 
 def set_rotating_buffer_size(buffer_size: int) -> None:
     """Rotating buffer size in MiB (operand copies cycled through while timing, so that a
     candidate is not timed on warm caches); negative -> the last-level cache this process can
     use; 0 = off. TUNEKIT_ROTATING_BUFFER_SIZE wins."""
-    _c.set_rotating_buffer_size(int(buffer_size))
+    _c.set_rotating_buffer_size(_whole("set_rotating_buffer_size", buffer_size))
 
 
 def get_rotating_buffer_size() -> int:

@@ -11,6 +11,7 @@ import os
 from typing import Optional, Sequence
 
 from . import _tunekit
+from . import callback as _callback
 from . import record as _record
 from .measure import measure_option as _measure_option
 from .task import Task
@@ -54,6 +55,10 @@ class Tuner:
                                            or early_stopping < 1):
             raise ValueError(f"tune: early_stopping must be None or >= 1, got {early_stopping!r}")
         measure = measure_option if measure_option is not None else _measure_option()
+        if not (isinstance(measure, dict) and "builder" in measure and "runner" in measure):
+            raise _tunekit.InvalidArgumentError(
+                "tune: measure_option must be what tunekit.measure_option(builder, runner) "
+                f"returns (a dict with 'builder' and 'runner'), got {measure_option!r}")
         spec = self.task.kernel.spec(self.task.name, measure, self.seed)
         natives = [self._native(cb) for cb in callbacks]
         self.stop_reason = self._handle.tune(json.dumps(spec), f"template '{self.task.name}'",
@@ -63,6 +68,7 @@ class Tuner:
     def _native(self, callback):
         path = getattr(callback, "_log_path", None)
         if path is not None:
+            _callback._check_log_writable(path)
             return ("log", path)
         if not callable(callback):
             raise TypeError(f"tune: a callback must be callable, got {type(callback).__name__}")

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nanobind/ndarray.h>
 
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -93,16 +94,17 @@ void drop_promoted(Operand& shape, bool drop_m, bool drop_n) {
   shape.ndim = n - static_cast<int>(drop_m) - static_cast<int>(drop_n);
 }
 
-/// Checks a given output against the expected shape and type.
-void check_output(const char* fn, const Operand& out, const Operand& expected, ElementType type) {
+/// Checks a given output (the argument `name`) against the expected shape and type.
+void check_output(const char* fn, const char* name, const Operand& out, const Operand& expected,
+                  ElementType type) {
   if (out.type != type) {
-    raise_type_error(fmt::format("{}: out has dtype {}; the result is {}", fn,
+    raise_type_error(fmt::format("{}: {} has dtype {}; the result is {}", fn, name,
                                  element_name(out.type), element_name(type)));
   }
   bool same = out.ndim == expected.ndim;
   for (int i = 0; same && i < out.ndim; ++i) same = out.shape[i] == expected.shape[i];
   if (!same) {
-    raise_value_error(fmt::format("{}: out has shape {}; the result has shape {}", fn,
+    raise_value_error(fmt::format("{}: {} has shape {}; the result has shape {}", fn, name,
                                   shape_string(out), shape_string(expected)));
   }
 }
@@ -123,7 +125,7 @@ nb::object matmul_output(nb::handle out_obj, const Operand& shape, ElementType t
                          PyOperand& out) {
   if (!out_obj.is_none()) {
     read_operand(kMatmul, "out", out_obj, true, out);
-    check_output(kMatmul, out.op, shape, type);
+    check_output(kMatmul, "out", out.op, shape, type);
     return nb::borrow(out_obj);
   }
   nb::object result = nb::steal(new_numpy_array(shape.ndim, shape.shape, type));
@@ -137,11 +139,11 @@ nb::object matmul(nb::handle a_obj, nb::handle b_obj, nb::handle out_obj) {
   PyOperand a, b, out;
   read_operand(kMatmul, "a", a_obj, false, a);
   read_operand(kMatmul, "b", b_obj, false, b);
-  check_same_type(kMatmul, a.op, b.op);
   if (a.op.ndim == 0 || b.op.ndim == 0) {
     raise_value_error(fmt::format("{}: {} is 0-dimensional; matmul needs at least 1 dimension",
                                   kMatmul, a.op.ndim == 0 ? "a" : "b"));
   }
+  check_same_type(kMatmul, a.op, b.op);
   // numpy.matmul: a 1-d a is a row (1 x K), a 1-d b a column (K x 1); both dropped after.
   const bool a_row = a.op.ndim == 1, b_col = b.op.ndim == 1;
   Operand promoted[2];
@@ -173,9 +175,31 @@ bool transposes(const char* name, nb::handle flag) {
                                 nb::repr(flag).c_str()));
 }
 
-nb::object gemm(nb::handle transa, nb::handle transb, double alpha, nb::handle a_obj,
-                nb::handle b_obj, double beta, nb::handle c_obj) {
+/// gemm's scalar `name` (alpha or beta) as a double. Errors: DTypeError for what is no real
+/// number (None, a string, a complex number); InvalidArgumentError for NaN or an infinity.
+double real_scalar(const char* name, nb::handle x) {
+  PyObject* p = x.ptr();
+  const bool complex =
+      PyComplex_Check(p) || (nb::hasattr(x, "dtype") && nb::hasattr(x.attr("dtype"), "kind") &&
+                             std::string(nb::str(x.attr("dtype").attr("kind")).c_str()) == "c");
+  const bool number = !complex && !PyUnicode_Check(p) && !PyBytes_Check(p) &&
+                      (PyFloat_Check(p) || PyLong_Check(p) || PyNumber_Check(p));
+  const double value = number ? PyFloat_AsDouble(p) : -1.0;
+  if (!number || (value == -1.0 && PyErr_Occurred())) {
+    PyErr_Clear();
+    raise_type_error(
+        fmt::format("{}: {} must be a real number, got {}", kGemm, name, nb::repr(x).c_str()));
+  }
+  if (!std::isfinite(value)) {
+    raise_value_error(fmt::format("{}: {} must be finite, got {}", kGemm, name, value));
+  }
+  return value;
+}
+
+nb::object gemm(nb::handle transa, nb::handle transb, nb::handle alpha_obj, nb::handle a_obj,
+                nb::handle b_obj, nb::handle beta_obj, nb::handle c_obj) {
   require_numpy();
+  const double alpha = real_scalar("alpha", alpha_obj), beta = real_scalar("beta", beta_obj);
   const bool ta = transposes("transa", transa), tb = transposes("transb", transb);
   PyOperand a, b, c;
   read_operand(kGemm, "a", a_obj, false, a);
@@ -190,7 +214,7 @@ nb::object gemm(nb::handle transa, nb::handle transb, double alpha, nb::handle a
   const Operand a2 = ta ? transposed(a.op) : a.op;
   const Operand b2 = tb ? transposed(b.op) : b.op;
   const Operand expected = product_shape(kGemm, a2, b2, a2, b2);
-  check_output(kGemm, c.op, expected, result_type(a.op.type));
+  check_output(kGemm, "c", c.op, expected, result_type(a.op.type));
   run(a2, b2, c.op, alpha, beta);
   return nb::borrow(c_obj);
 }
@@ -228,15 +252,19 @@ constexpr const char* kGemmDoc =
 returned. ``transa``/``transb`` are 'n' or 't' (or a bool); op(x) is x or its transpose (the
 last two dimensions swapped). op(a) is M x K, op(b) K x N, c M x N; leading dimensions broadcast
 as in matmul, and c has the broadcast batch shape. dtypes as matmul (c float32 for float32 and
-bfloat16 operands, float64 for float64). When beta is 0, c is not read.
+bfloat16 operands, float64 for float64). When beta is 0, c is not read. alpha and beta must be
+finite real numbers (NaN or an infinity: tunekit.InvalidArgumentError).
 )";
 
 }  // namespace
 
 void bind_gemm(nb::module_& m) {
-  m.def("matmul", &matmul, nb::arg("a"), nb::arg("b"), nb::arg("out") = nb::none(), kMatmulDoc);
-  m.def("gemm", &gemm, nb::arg("transa"), nb::arg("transb"), nb::arg("alpha"), nb::arg("a"),
-        nb::arg("b"), nb::arg("beta"), nb::arg("c"), kGemmDoc);
+  // .none(): None reaches the functions, which refuse it with tunekit's DTypeError.
+  m.def("matmul", &matmul, nb::arg("a").none(), nb::arg("b").none(),
+        nb::arg("out").none() = nb::none(), kMatmulDoc);
+  m.def("gemm", &gemm, nb::arg("transa").none(), nb::arg("transb").none(), nb::arg("alpha").none(),
+        nb::arg("a").none(), nb::arg("b").none(), nb::arg("beta").none(), nb::arg("c").none(),
+        kGemmDoc);
   m.def("_bfloat16_dlpack_view", &bfloat16_dlpack_view, nb::arg("array"));
   m.def("_copies", &strided_gemm_copies, "operands copied by matmul/gemm so far (for tests)");
 }

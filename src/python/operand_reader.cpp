@@ -101,7 +101,8 @@ void read_operand(const char* fn, const char* name, nb::handle obj, bool writabl
   if (is_numpy_array(obj.ptr())) return read_numpy(fn, name, obj.ptr(), writable, out.op);
   const bool dlpack = PyCapsule_CheckExact(obj.ptr()) || nb::hasattr(obj, "__dlpack__");
   if (dlpack && read_dlpack(fn, name, obj, writable, out)) return;
-  PyObject* arr = as_numpy_array(obj.ptr());
+  // None is refused here: NumPy would make it a 0-d array of dtype object.
+  PyObject* arr = obj.is_none() ? nullptr : as_numpy_array(obj.ptr());
   if (arr == nullptr) {
     PyErr_Clear();
     raise_type_error(
