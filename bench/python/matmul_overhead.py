@@ -11,7 +11,6 @@ Usage: PYTHONPATH=build/python python3 bench/python/matmul_overhead.py [--rounds
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -20,21 +19,8 @@ import timeit
 import numpy as np
 
 import tunekit
+from cpu_info import cpu_name
 from tunekit import tunable
-
-
-def cpu_name():
-    """'AMD EPYC (family 25 model 1, 2 CPUs)': /proc/cpuinfo's model name, family and model."""
-    fields = {}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                fields.setdefault(key.strip(), value.strip())
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    return (f"{fields.get('model name', '?')} (family {fields.get('cpu family', '?')} model "
-            f"{fields.get('model', '?')}, {os.cpu_count()} CPUs)")
 
 
 def main():

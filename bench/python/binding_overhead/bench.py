@@ -6,26 +6,14 @@ ns per call. Run through run.sh, which builds the two modules first.
 """
 import argparse
 import os
-import platform
 import statistics
 import sys
 import timeit
 
 import numpy as np
 
-
-def cpu_name():
-    """'AMD EPYC (family 25 model 1, 2 CPUs)': /proc/cpuinfo's model name, family and model."""
-    fields = {}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                fields.setdefault(key.strip(), value.strip())
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    return (f"{fields.get('model name', '?')} (family {fields.get('cpu family', '?')} model "
-            f"{fields.get('model', '?')}, {os.cpu_count()} CPUs)")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from cpu_info import cpu_name  # noqa: E402
 
 
 def main():
