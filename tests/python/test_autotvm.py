@@ -72,6 +72,14 @@ def measure(tmp_path):
         runner=tunekit.LocalRunner(number=1, repeat=1, timeout=10))
 
 
+@pytest.fixture
+def serial_measure(tmp_path):
+    """One build at a time: every batch is one trial (the interruption tests count batches)."""
+    return tunekit.measure_option(
+        builder=tunekit.LocalBuilder(n_parallel=1, cache_dir=str(tmp_path / "cache")),
+        runner=tunekit.LocalRunner(number=1, repeat=1))
+
+
 def test_a_task_collects_the_template_space():
     task = tunekit.task.create("test.matmul", args=(16, 16, 16))
     space = task.config_space
@@ -184,11 +192,8 @@ def test_a_resumed_tuner_measures_only_new_configurations(tmp_path, measure):
     assert second.trial_count == 5
 
 
-def test_ctrl_c_stops_tuning_and_keeps_the_records(tmp_path):
+def test_ctrl_c_stops_tuning_and_keeps_the_records(tmp_path, serial_measure):
     log = str(tmp_path / "interrupted.log")
-    measure = tunekit.measure_option(
-        builder=tunekit.LocalBuilder(n_parallel=1, cache_dir=str(tmp_path / "cache")),
-        runner=tunekit.LocalRunner(number=1, repeat=1))
     task = tunekit.task.create("test.matmul", args=(16, 16, 16))
     batches = []
 
@@ -199,24 +204,21 @@ def test_ctrl_c_stops_tuning_and_keeps_the_records(tmp_path):
 
     tuner = tunekit.tuner.RandomTuner(task)
     with pytest.raises(KeyboardInterrupt):
-        tuner.tune(10, measure, callbacks=[interrupt, tunekit.callback.log_to_file(log)])
+        tuner.tune(10, serial_measure, callbacks=[interrupt, tunekit.callback.log_to_file(log)])
     # The log callback still wrote the interrupted batch; nothing ran after it.
     assert len(list(tunekit.record.load_from_file(log))) == 2
     assert tuner.trial_count == 2
 
 
-def test_a_real_sigint_stops_tuning_after_the_batch_in_flight(tmp_path):
+def test_a_real_sigint_stops_tuning_after_the_batch_in_flight(tmp_path, serial_measure):
     log = str(tmp_path / "sigint.log")
-    measure = tunekit.measure_option(
-        builder=tunekit.LocalBuilder(n_parallel=1, cache_dir=str(tmp_path / "cache")),
-        runner=tunekit.LocalRunner(number=1, repeat=1))
     task = tunekit.task.create("test.matmul", args=(16, 16, 16))
     tuner = tunekit.tuner.GridSearchTuner(task)
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            tuner.tune(50, measure, callbacks=[tunekit.callback.log_to_file(log)])
+            tuner.tune(50, serial_measure, callbacks=[tunekit.callback.log_to_file(log)])
     finally:
         timer.cancel()
     records = list(tunekit.record.load_from_file(log)) if os.path.exists(log) else []
