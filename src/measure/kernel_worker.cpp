@@ -208,7 +208,6 @@ class Worker {
     auto problem = problem_from_json(message.value("problem", nlohmann::json()));
     if (!problem) return {{"ok", false}, {"error", problem.status().message()}};
     timing_ = timing_from_json(message.value("timing", nlohmann::json::object()));
-    fork_requested_ = message.value("fork", true);
     entry_ = message.value("entry", "");
     auto session =
         KernelSession::create(*language, *problem, timing_,
@@ -216,7 +215,7 @@ class Worker {
                               /*shared_reference=*/true, launch_from_json(message));
     if (!session) return {{"ok", false}, {"error", session.status().message()}};
     session_ = std::move(*session);
-    fork_ = fork_requested_ && session_->fork_per_trial();
+    fork_ = message.value("fork", true) && session_->fork_per_trial();
     if (!fork_) crash_by_default();  // the worker runs the kernels itself
     if (message.contains("reference")) {
       const nlohmann::json& ref = message["reference"];
@@ -252,8 +251,7 @@ class Worker {
   std::unique_ptr<KernelSession> session_;
   KernelTiming timing_;
   std::string entry_;
-  bool fork_requested_ = true;  ///< the runner's isolation asks for a child per trial
-  bool fork_ = true;            ///< trials run in forked children (requested and fork-safe)
+  bool fork_ = true;  ///< trials run in forked children (requested and fork-safe)
 };
 
 }  // namespace
