@@ -8,6 +8,7 @@
 #include "ops/gemm_internal.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/ops/gemm_plan.hpp"
+#include "tunekit/ops/native_gemm.hpp"
 
 namespace tunekit::ops {
 namespace {
@@ -32,6 +33,10 @@ constexpr FamilyFactory kFactories[] = {
     {GemmFamily::kOnednnSgemm,
      [](const PlannedGemmCandidate&) { return detail::make_onednn_sgemm(); }},
     {GemmFamily::kLibxsmm, [](const PlannedGemmCandidate&) { return detail::make_libxsmm(); }},
+    {GemmFamily::kNativeGemm,
+     [](const PlannedGemmCandidate&) { return make_native_gemm_template(); }},
+    {GemmFamily::kNativeDecode,
+     [](const PlannedGemmCandidate&) { return make_native_decode_template(); }},
 };
 
 std::unique_ptr<GemmCandidate> make(const PlannedGemmCandidate& planned) {

@@ -189,6 +189,10 @@ GemmPlan plan_gemm_candidates(const hw::CpuInfo& cpu, const GemmBuildFacts& buil
   add(plan, "onednn_matmul", GemmFamily::kOnednnMatmul);
   add(plan, "onednn_sgemm", GemmFamily::kOnednnSgemm);
   add(plan, "libxsmm", GemmFamily::kLibxsmm);
+  if (level >= X86Level::kV3) {
+    add(plan, "native_f32", GemmFamily::kNativeGemm);
+    add(plan, "native_decode_f32", GemmFamily::kNativeDecode);
+  }
   return plan;
 }
 

@@ -34,6 +34,8 @@ enum class GemmFamily {
   kOnednnMatmul,     ///< "onednn_matmul"
   kOnednnSgemm,      ///< "onednn_sgemm"
   kLibxsmm,          ///< "libxsmm"
+  kNativeGemm,       ///< "native_f32": tunekit's blocked kernels, a template (native_gemm.hpp)
+  kNativeDecode,     ///< "native_decode_f32": tunekit's decode kernels, a template
 };
 
 /// One planned candidate.
@@ -68,6 +70,8 @@ struct GemmPlan {
 ///     TUNEKIT_BLIS_ARCHS (names the CPU cannot run or BLIS 0.9 lacks are dropped with a
 ///     warning; at most 4 copies); none without namespaces.
 ///   * eigen: with x86-64-v4 or v3 (the build of that level), else not offered.
+///   * native_f32 and native_decode_f32 (tunekit's own kernels, searched per problem): with
+///     x86-64-v3 or v4, last.
 GemmPlan plan_gemm_candidates(const hw::CpuInfo& cpu, const GemmBuildFacts& build);
 
 }  // namespace tunekit::ops

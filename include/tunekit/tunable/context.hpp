@@ -58,6 +58,11 @@ struct TuningSettings {
   long long max_warmup_iterations = 0;     ///< <= 0: off
   std::size_t rotating_buffer_bytes = 0;   ///< 0: no rotation
   std::size_t max_rotating_copies = 4096;  ///< cap on operand copies (tiny problems)
+  /// Share of the budget a template candidate's configuration search gets per problem
+  /// (search_template): at most this many configurations, within this many ms (checked per
+  /// batch; a single configuration whose calls take longer still completes).
+  std::size_t max_search_trials = 24;
+  long long max_search_duration_ms = 2000;
   bool cache_flush = true;                 ///< flush operand cache lines before each timed call
   NumericalCheck numerical_check{};        ///< compare every candidate's output with Default's
   /// Robust winner selection: candidates whose mean is within this fraction of the best are

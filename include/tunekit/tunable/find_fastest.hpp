@@ -23,6 +23,8 @@
 #include "tunekit/tunable/operand_copies.hpp"
 #include "tunekit/tunable/params_traits.hpp"
 #include "tunekit/tunable/report.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
+#include "tunekit/tunable/template_search.hpp"
 
 namespace tunekit {
 
@@ -178,6 +180,7 @@ class FastestSearch {
   /// Step 3 for candidate `i`. Errors: a malformed TUNEKIT_<LIBRARY>_ENABLED (tuning stops);
   /// candidate failures are data in its report line.
   Status measure(std::size_t i) {
+    if (!search(i)) return Status::ok();
     auto admitted = admit(i);
     if (!admitted) return admitted.status();
     if (!*admitted || !probe(i)) return Status::ok();
@@ -238,6 +241,12 @@ class FastestSearch {
     log_ranking();
   }
 
+  /// The concrete candidate a template candidate `i` was measured as (its search's winner),
+  /// moved out; null for plain candidates (and after a first take).
+  std::unique_ptr<Candidate<Params>> take_instance(std::size_t i) {
+    return i < instances_.size() ? std::move(instances_[i]) : nullptr;
+  }
+
   /// The report so far (complete after pick_winner()).
   const TuneReport& report() const noexcept { return report_; }
   /// Moves the report out.
@@ -265,6 +274,40 @@ class FastestSearch {
   }
   bool contended(double share) const noexcept { return share > settings_.max_contention; }
 
+  // The candidate measured in slot i: the search's instance for a template, else the entry.
+  Candidate<Params>& candidate(std::size_t i) {
+    return i < instances_.size() && instances_[i] ? *instances_[i] : *candidates_[i];
+  }
+
+  // A template candidate's configuration search (step 3's first part): true when slot i goes
+  // on to be measured (a plain candidate, or a template whose search found a configuration,
+  // which then stands in the slot under its own name). A disabled library is not searched.
+  bool search(std::size_t i) {
+    TemplateCandidate<Params>* family = as_template(*candidates_[i]);
+    if (family == nullptr) return true;
+    if (i != 0 && settings_.library_enabled) {
+      auto enabled = settings_.library_enabled(report_.candidates[i].library);
+      if (!enabled || !*enabled) return true;  // admit() reports it
+    }
+    if (Status s = candidates_[i]->supports(params_); !s.is_ok()) return true;  // admit() too
+    TemplateSearchResult<Params> found = search_template(*family, params_, *copies_, settings_);
+    CandidateReport& r = report_.candidates[i];
+    r.search_trials = found.trials;
+    r.search_seeds = found.seeds;
+    r.search_ms = found.wall_ms;
+    if (!found.instance) {
+      skip_failed(i, "configuration search", std::move(found.status), true);
+      return false;
+    }
+    r.name = found.instance->name();
+    log::info(2, "{}: {} searched {} configurations ({} seeds) in {:.0f} ms: {} at {:.6g} ms",
+              problem_, family->family(), found.trials, found.seeds, found.wall_ms, r.name,
+              found.ms);
+    if (instances_.size() < candidates_.size()) instances_.resize(candidates_.size());
+    instances_[i] = std::move(found.instance);
+    return true;
+  }
+
   auto call_of(Candidate<Params>& c) {
     return [&c, this] { return detail::guarded_run(c, copies_->current()); };
   }
@@ -289,7 +332,7 @@ class FastestSearch {
 
   // Library filter, supports() and prepare(): whether candidate i takes part.
   Expected<bool> admit(std::size_t i) {
-    Candidate<Params>& c = *candidates_[i];
+    Candidate<Params>& c = candidate(i);
     const std::string& library = report_.candidates[i].library;
     if (i != 0 && settings_.library_enabled) {
       auto enabled = settings_.library_enabled(library);
@@ -318,7 +361,7 @@ class FastestSearch {
 
   bool probe(std::size_t i) {
     Welford probe;
-    Status s = measure::time_calls(1, call_of(*candidates_[i]), before_call(), probe, nullptr,
+    Status s = measure::time_calls(1, call_of(candidate(i)), before_call(), probe, nullptr,
                                    settings_.clock);
     if (!s.is_ok()) {
       skip_failed(i, "probe", std::move(s), true);
@@ -334,7 +377,7 @@ class FastestSearch {
     const long long max_ms = settings_.max_tuning_duration_ms;
     const long long max_iters = settings_.max_tuning_iterations;
     const long long n1 = measure::screen_iters(r.probe_ms, kScreen1Calls, max_ms, max_iters);
-    Status s = measure::run_untimed(std::min(kLeadInCalls, n1 - 1), call_of(*candidates_[i]),
+    Status s = measure::run_untimed(std::min(kLeadInCalls, n1 - 1), call_of(candidate(i)),
                                     before_call());
     if (!s.is_ok()) {
       skip_failed(i, "screen 1", std::move(s), false);
@@ -353,7 +396,7 @@ class FastestSearch {
     Welford stats;
     std::vector<double> samples;
     const measure::CpuWait region = region_start();
-    Status s = measure::time_calls(n, call_of(*candidates_[i]), before_call(), stats, &samples,
+    Status s = measure::time_calls(n, call_of(candidate(i)), before_call(), stats, &samples,
                                    settings_.clock);
     if (!s.is_ok()) {
       skip_failed(i, stage, std::move(s), false);
@@ -376,7 +419,7 @@ class FastestSearch {
   bool check(std::size_t i) {
     if (!have_reference_ || i == 0) return true;
     const Params got = copies_->fresh_check();
-    Status s = detail::guarded_run(*candidates_[i], got);
+    Status s = detail::guarded_run(candidate(i), got);
     if (!s.is_ok()) {
       skip_failed(i, "numerical check run", std::move(s), false);
       return false;
@@ -395,7 +438,7 @@ class FastestSearch {
   // Warmup and the final profile.
   bool profile(std::size_t i, double approx) {
     CandidateReport& r = report_.candidates[i];
-    Candidate<Params>& c = *candidates_[i];
+    Candidate<Params>& c = candidate(i);
     r.warmup_iterations = measure::warmup_iterations(approx, settings_.max_warmup_duration_ms,
                                                      settings_.max_warmup_iterations);
     r.iterations = measure::tuning_iterations(approx, settings_.max_tuning_duration_ms,
@@ -530,10 +573,10 @@ class FastestSearch {
     const long long calls = std::max<long long>(1, r.iterations / rounds);
     std::vector<double> round_samples;
     round_samples.reserve(static_cast<std::size_t>(calls));
-    Status s = measure::run_untimed(kBlockLeadInCalls, call_of(*candidates_[f]), before_call());
+    Status s = measure::run_untimed(kBlockLeadInCalls, call_of(candidate(f)), before_call());
     if (s.is_ok()) {
       const measure::CpuWait region = region_start();
-      s = measure::time_calls(calls, call_of(*candidates_[f]), before_call(), welford_[f],
+      s = measure::time_calls(calls, call_of(candidate(f)), before_call(), welford_[f],
                               &round_samples, settings_.clock);
       block_shares.push_back(region_share(region));
     }
@@ -579,15 +622,20 @@ class FastestSearch {
   double best_ = kInf;
   std::vector<Welford> welford_;
   std::vector<std::vector<double>> samples_;
+  std::vector<std::unique_ptr<Candidate<Params>>> instances_;  // template slots' instances
 };
 
 /// Times every candidate on a problem and picks the fastest: FastestSearch's steps in order.
+/// When the winner is a template candidate (TemplateCandidate), report.candidates[winner].name
+/// is its configuration's solution name and `winner_instance` (when not null) receives the
+/// concrete candidate that ran it.
 /// Errors: report.status is kInvalidArgument for a malformed TUNEKIT_<LIBRARY>_ENABLED or no
 ///         candidates, the workspace error when operands cannot be copied, kRuntimeError when no
 ///         candidate succeeded; candidate failures are data in report.candidates.
 template <TunableParams Params>
 TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
-                        const TuningSettings& settings) {
+                        const TuningSettings& settings,
+                        std::unique_ptr<Candidate<Params>>* winner_instance = nullptr) {
   const std::int64_t wall_start = now_ns();
   FastestSearch<Params> search(params, candidates, settings);
   Status s = search.make_operands();
@@ -598,6 +646,9 @@ TuneReport find_fastest(const Params& params, CandidateList<Params>& candidates,
   if (s.is_ok()) {
     search.remeasure_finalists();
     search.pick_winner();
+  }
+  if (winner_instance != nullptr && search.report().winner) {
+    *winner_instance = search.take_instance(*search.report().winner);
   }
   TuneReport report = search.take_report();
   if (!s.is_ok()) report.status = std::move(s);

@@ -52,6 +52,11 @@ struct CandidateReport {
   /// CPU contention during its final profile (measure::contention: share of the CPUs' time lost
   /// to waiting for a CPU), 0-1.
   double contention = 0.0;
+  /// For a template candidate (TemplateCandidate): `name` is the configuration its search
+  /// chose; configurations measured (seeds included), seeds, and the search's wall time in ms.
+  std::size_t search_trials = 0;
+  std::size_t search_seeds = 0;
+  double search_ms = 0.0;
 
   bool measured() const noexcept { return outcome == CandidateOutcome::kMeasured; }
 };

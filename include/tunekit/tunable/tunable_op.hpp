@@ -24,6 +24,7 @@
 #include "tunekit/tunable/params_traits.hpp"
 #include "tunekit/tunable/report.hpp"
 #include "tunekit/tunable/result_table.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
 
 namespace tunekit {
 
@@ -125,15 +126,17 @@ class TunableOp {
     const std::string signature = params.signature();
     std::optional<ResultEntry> previous = context_.results_manager().lookup(op, signature);
     const std::uint64_t epoch = context_.results_manager().epoch();
-    TuneReport report = tune_locked(params, op, signature);
+    std::size_t chosen = 0;
+    TuneReport report = tune_locked(params, op, signature, chosen);
     report.previous = std::move(previous);
     if (report.winner && !report.previous) {
-      publish(params.key(), static_cast<std::uint32_t>(*report.winner), CachedKind::kResult, epoch);
+      publish(params.key(), static_cast<std::uint32_t>(chosen), CachedKind::kResult, epoch);
     }
     return report;
   }
 
-  /// The candidates in registration order.
+  /// The candidates in registration order (template candidates as their family; the
+  /// configurations they were tuned or loaded as are not in this list).
   const CandidateList<Params>& candidates() const noexcept { return candidates_; }
   /// Index of the candidate named `name`, if any.
   std::optional<std::size_t> find_candidate(std::string_view name) const {
@@ -146,7 +149,7 @@ class TunableOp {
   std::optional<std::string> cached_solution(const Params& params) const {
     const Entry* e = table_.find(params.key());
     if (e == nullptr || !valid(*e)) return std::nullopt;
-    return candidates_[e->candidate]->name();
+    return static_cast<const Candidate<Params>*>(e->target)->name();
   }
   /// Number of find_fastest runs so far (diagnostics and tests).
   std::size_t tunings() const noexcept { return tunings_.load(std::memory_order_relaxed); }
@@ -163,7 +166,7 @@ class TunableOp {
   }
 
   void publish(const Key& key, std::uint32_t candidate, CachedKind kind, std::uint64_t stamp) {
-    table_.publish(Entry{key, candidate, kind, stamp, candidates_[candidate].get()});
+    table_.publish(Entry{key, candidate, kind, stamp, &at(candidate)});
   }
 
   std::string blas_extra(const Params& params) const {
@@ -172,11 +175,47 @@ class TunableOp {
     return sig.empty() ? std::string() : "BLAS_PARAMS: " + sig;
   }
 
+  // The candidate at `index`: the registered ones, then the template instances adopted.
+  // Under mutex_ (instances_ grows there); lock-free paths use the entry's pointer instead.
+  Candidate<Params>& at(std::size_t index) {
+    return index < candidates_.size() ? *candidates_[index]
+                                      : *instances_[index - candidates_.size()];
+  }
+
+  // Keeps a template's instance for dispatch; its index (an instance of the same name adopted
+  // before is reused).
+  std::size_t adopt(std::unique_ptr<Candidate<Params>> instance) {
+    if (auto it = index_.find(instance->name()); it != index_.end()) return it->second;
+    const std::size_t index = candidates_.size() + instances_.size();
+    index_.emplace(instance->name(), index);
+    instances_.push_back(std::move(instance));
+    return index;
+  }
+
+  // A solution name no registered candidate has, rebuilt by the template it names; nullopt when
+  // none does. A malformed or unrunnable configuration warns once.
+  std::optional<std::size_t> rebuild(const std::string& solution, const std::string& where) {
+    for (const auto& c : candidates_) {
+      TemplateCandidate<Params>* family = as_template(*c);
+      if (family == nullptr) continue;
+      auto instance = family->from_name(solution);
+      if (instance) return adopt(std::move(*instance));
+      if (instance.status().code() == StatusCode::kNotFound) continue;
+      if (warned_missing_.insert(where + "," + solution).second) {
+        log::warn("cannot rebuild " + solution + " for " + where + " (" +
+                  instance.status().message() + "); using Default");
+      }
+      return std::size_t{0};
+    }
+    return std::nullopt;
+  }
+
   // Index of a stored solution; unknown names warn once and resolve to Default.
   std::size_t index_for(const std::string& solution, const std::string& op,
                         const std::string& signature) {
     auto it = index_.find(solution);
     if (it != index_.end()) return it->second;
+    if (auto rebuilt = rebuild(solution, op + "," + signature)) return *rebuilt;
     if (warned_missing_.insert(op + "," + signature + "," + solution).second) {
       log::warn("missing candidate " + solution + " for " + op + "," + signature +
                 "; using Default");
@@ -190,16 +229,18 @@ class TunableOp {
       (void)detail::guarded_prepare(*candidates_[0], params);
       return 0;
     }
-    Status s = detail::guarded_prepare(*candidates_[index], params);
+    Status s = detail::guarded_prepare(at(index), params);
     if (s.is_ok()) return index;
     log::warn(params.op_signature() + "(" + params.signature() + "): prepare of " +
-              candidates_[index]->name() + " failed (" + s.to_string() + "); using Default");
+              at(index).name() + " failed (" + s.to_string() + "); using Default");
     (void)detail::guarded_prepare(*candidates_[0], params);
     return 0;
   }
 
-  TuneReport tune_locked(const Params& params, const std::string& op,
-                         const std::string& signature) {
+  // find_fastest and the winner stored; `chosen` receives the index dispatch runs it as (a
+  // template's winning configuration is adopted as an instance).
+  TuneReport tune_locked(const Params& params, const std::string& op, const std::string& signature,
+                         std::size_t& chosen) {
     auto settings = context_.tuning_settings();
     if (!settings) {
       TuneReport report;
@@ -208,10 +249,12 @@ class TunableOp {
       report.status = settings.status();
       return report;
     }
-    TuneReport report = find_fastest(params, candidates_, *settings);
+    std::unique_ptr<Candidate<Params>> instance;
+    TuneReport report = find_fastest(params, candidates_, *settings, &instance);
     tunings_.fetch_add(1, std::memory_order_relaxed);
     if (!report.winner) return report;
-    const std::string& name = candidates_[*report.winner]->name();
+    chosen = instance ? adopt(std::move(instance)) : *report.winner;
+    const std::string name = report.candidates[*report.winner].name;
     const std::string extra = blas_extra(params);
     log::info(1, "{}({}) -> {},{}", op, signature, name, format_time_ms(report.winner_time_ms));
     auto added = context_.add_result(ResultLine{op, signature, name, report.winner_time_ms, extra});
@@ -309,6 +352,7 @@ class TunableOp {
     TUNEKIT_RETURN_IF_ERROR(validate(params));
     const Key key = params.key();
     std::size_t index = 0;
+    Candidate<Params>* chosen = nullptr;
     {
       std::lock_guard lock(mutex_);
       if (const Entry* e = table_.find(key); e != nullptr && valid(*e)) {
@@ -325,8 +369,9 @@ class TunableOp {
         if (!resolved) return resolved.status();
         index = *resolved;
       }
+      chosen = &at(index);
     }
-    Status s = candidates_[index]->run(params);
+    Status s = chosen->run(params);
     if (s.code() == StatusCode::kUnsupported && index != 0) {
       return run_default_instead(params, index, s);
     }
@@ -341,8 +386,8 @@ class TunableOp {
     {
       std::lock_guard lock(mutex_);
       const std::string what = params.op_signature() + "(" + params.signature() + ")";
-      if (warned_missing_.insert(what + "," + candidates_[index]->name() + ",refused").second) {
-        log::warn(what + ": " + candidates_[index]->name() + " cannot run this call (" +
+      if (warned_missing_.insert(what + "," + at(index).name() + ",refused").second) {
+        log::warn(what + ": " + at(index).name() + " cannot run this call (" +
                   refusal.message() + "); using Default");
       }
       (void)detail::guarded_prepare(*candidates_[0], params);
@@ -368,10 +413,11 @@ class TunableOp {
       return index;
     }
     if (context_.is_tuning_enabled()) {
-      TuneReport report = tune_locked(params, op, signature);
+      std::size_t chosen = 0;
+      TuneReport report = tune_locked(params, op, signature, chosen);
       if (report.winner) {
-        publish(key, static_cast<std::uint32_t>(*report.winner), CachedKind::kResult, epoch);
-        return *report.winner;
+        publish(key, static_cast<std::uint32_t>(chosen), CachedKind::kResult, epoch);
+        return chosen;
       }
       if (report.status.code() == StatusCode::kInvalidArgument) return report.status;
       log::warn("tuning " + op + "(" + signature + ") failed: " + report.status.message() +
@@ -386,7 +432,7 @@ class TunableOp {
         const std::size_t index =
             prepared_or_default(index_for(wild->solution, op, wild->params_signature), params);
         log::info(2, "{}({}) wildcard {} -> {}", op, signature, wild->params_signature,
-                  candidates_[index]->name());
+                  at(index).name());
         publish(key, static_cast<std::uint32_t>(index), CachedKind::kFallback, generation);
         return index;
       }
@@ -398,6 +444,9 @@ class TunableOp {
   }
 
   CandidateList<Params> candidates_;
+  // Template instances (tuned or rebuilt configurations), indices from candidates_.size() on;
+  // grown under mutex_, never shrunk (entries of the lock-free table point into them).
+  std::vector<std::unique_ptr<Candidate<Params>>> instances_;
   TuningContext& context_;
   std::unordered_map<std::string, std::size_t> index_;
   std::mutex mutex_;  // serialises misses, tuning and publishing

@@ -1,0 +1,309 @@
+// tunekit's own GEMM kernels against the GEMM libraries, with the machine's bounds measured in the
+// same run: the fp32 FMA peak (independent FMA chains in registers, 1 and all threads) and the
+// read bandwidth (a sum over 1 GiB, all threads). For every problem the native configuration is
+// found first by find_fastest over {Default, native template} (search budget --search-ms), then
+// every library candidate and the native configuration are timed on rotating operand copies
+// spanning >= 256 MiB. The summary prints per problem the best library, native's ratio to it, and
+// native's share of the FMA peak (large problems) or of the read-bandwidth bound (1 token).
+// Run: build/bench/native_gemm [--threads N] [--search-ms MS] [--problems large,prefill,decode]
+//      [benchmark flags]; figures in docs/native.md.
+#include <benchmark/benchmark.h>
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tunekit/core/hardware.hpp"
+#include "tunekit/ops/gemm_candidates.hpp"
+#include "tunekit/ops/native_gemm.hpp"
+#include "tunekit/ops/threading.hpp"
+#include "tunekit/tunable/find_fastest.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
+
+namespace {
+
+using tunekit::Candidate;
+using tunekit::CandidateList;
+using tunekit::Status;
+using tunekit::ops::GemmParams;
+using tunekit::ops::GemmWorkspace;
+
+constexpr std::size_t kRotateBytes = std::size_t{256} << 20;
+constexpr std::size_t kMaxCopies = 16;
+
+struct Problem {
+  const char* group;  // large, prefill, decode
+  const char* op;
+  const char* params;
+};
+
+constexpr Problem kProblems[] = {
+    {"large", "GemmTunableOp_float_NN", "nn_2048_2048_2048_ld_2048_2048_2048"},
+    {"large", "GemmTunableOp_float_NN", "nn_4096_4096_4096_ld_4096_4096_4096"},
+    {"large", "GemmTunableOp_float_TN", "tn_11008_512_4096_ld_4096_4096_11008"},
+    {"prefill", "GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096"},
+    {"prefill", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
+    {"decode", "GemmTunableOp_float_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
+    {"decode", "GemmTunableOp_float_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
+};
+
+int g_threads = 1;
+double g_search_ms = 20000;
+std::string g_groups = "large,prefill,decode";
+
+// ---- machine bounds ------------------------------------------------------------------------
+
+// 12 independent FMA chains per thread (latency 4-5 cycles x 2 ports: 8-10 chains suffice).
+__attribute__((target("avx2,fma"))) double fma_loop_avx2(long iterations) {
+  __m256 acc[12];
+  for (auto& a : acc) a = _mm256_set1_ps(1.0f);
+  const __m256 x = _mm256_set1_ps(0.999999f), y = _mm256_set1_ps(1e-7f);
+  for (long i = 0; i < iterations; ++i) {
+    for (auto& a : acc) a = _mm256_fmadd_ps(a, x, y);
+  }
+  float sink[8];
+  __m256 s = acc[0];
+  for (int i = 1; i < 12; ++i) s = _mm256_add_ps(s, acc[i]);
+  _mm256_storeu_ps(sink, s);
+  return sink[0];
+}
+
+__attribute__((target("avx512f"))) double fma_loop_avx512(long iterations) {
+  __m512 acc[12];
+  for (auto& a : acc) a = _mm512_set1_ps(1.0f);
+  const __m512 x = _mm512_set1_ps(0.999999f), y = _mm512_set1_ps(1e-7f);
+  for (long i = 0; i < iterations; ++i) {
+    for (auto& a : acc) a = _mm512_fmadd_ps(a, x, y);
+  }
+  return _mm512_reduce_add_ps(acc[0]) + _mm512_reduce_add_ps(acc[11]);
+}
+
+void BM_FmaPeak(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const bool wide = tunekit::hw::host_cpu().has("avx512f");
+  const long iterations = 1 << 20;
+  double sink = 0;
+  for (auto _ : state) {
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+    sink += wide ? fma_loop_avx512(iterations) : fma_loop_avx2(iterations);
+  }
+  benchmark::DoNotOptimize(sink);
+  const double flop_per_call = 2.0 * 12 * (wide ? 16 : 8) * iterations * threads;
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flop_per_call * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+__attribute__((target("avx2"))) float sum_range(const float* p, std::size_t n) {
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  for (std::size_t i = 0; i + 32 <= n; i += 32) {
+    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(p + i));
+    s1 = _mm256_add_ps(s1, _mm256_loadu_ps(p + i + 8));
+    s2 = _mm256_add_ps(s2, _mm256_loadu_ps(p + i + 16));
+    s3 = _mm256_add_ps(s3, _mm256_loadu_ps(p + i + 24));
+  }
+  float out[8];
+  _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  return out[0] + out[7];
+}
+
+void BM_ReadBandwidth(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  static std::vector<float> data(std::size_t{1} << 28, 1.0f);  // 1 GiB, past any LLC here
+  float sink = 0;
+  for (auto _ : state) {
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+    {
+      const std::size_t part = data.size() / static_cast<std::size_t>(omp_get_num_threads());
+      sink += sum_range(data.data() + part * static_cast<std::size_t>(omp_get_thread_num()), part);
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  state.counters["GB/s"] =
+      benchmark::Counter(static_cast<double>(data.size()) * 4.0 *
+                             static_cast<double>(state.iterations()) * 1e-9,
+                         benchmark::Counter::kIsRate);
+}
+
+// ---- GEMM ----------------------------------------------------------------------------------
+
+CandidateList<GemmParams>& candidates() {
+  static CandidateList<GemmParams> list = tunekit::ops::make_gemm_candidates();
+  return list;
+}
+
+GemmWorkspace* workspace(const GemmParams& shape) {
+  static std::map<std::string, std::unique_ptr<GemmWorkspace>> cache;
+  const std::string key = shape.op_signature() + shape.signature();
+  if (auto it = cache.find(key); it != cache.end()) return it->second.get();
+  const std::size_t bytes = shape.operand_bytes() + shape.output_bytes();
+  const std::size_t copies = std::clamp<std::size_t>(kRotateBytes / bytes + 1, 2, kMaxCopies);
+  auto ws = GemmWorkspace::create(shape, copies, /*random_fill=*/true, 1);
+  if (!ws) return nullptr;
+  return (cache[key] = std::move(*ws)).get();
+}
+
+// The native configuration for `shape`: find_fastest over Default and the native templates.
+std::unique_ptr<Candidate<GemmParams>> tune_native(const GemmParams& shape) {
+  CandidateList<GemmParams> list;
+  for (auto& c : tunekit::ops::make_gemm_candidates()) {
+    if (c->name() == "Default" || c->library() == "native") list.push_back(std::move(c));
+  }
+  tunekit::TuningSettings settings;
+  settings.max_search_duration_ms = static_cast<long long>(g_search_ms);
+  settings.max_search_trials = 32;
+  settings.rotating_buffer_bytes = kRotateBytes;
+  settings.finalist_margin = 0;  // the ranking here is the benchmark's
+  GemmWorkspace* ws = workspace(shape);
+  std::unique_ptr<Candidate<GemmParams>> winner;
+  const tunekit::TuneReport report = tunekit::find_fastest(ws->bind(0), list, settings, &winner);
+  // The best native instance even when Default won: take the fastest measured template slot.
+  std::unique_ptr<Candidate<GemmParams>> best;
+  double best_ms = 1e300;
+  for (const auto& r : report.candidates) {
+    if (r.library != "native" || !r.measured() || r.score_ms >= best_ms) continue;
+    auto* family = dynamic_cast<tunekit::TemplateCandidate<GemmParams>*>(list[r.index].get());
+    if (auto rebuilt = family->from_name(r.name)) {
+      best = std::move(*rebuilt);
+      best_ms = r.score_ms;
+    }
+  }
+  std::printf("native for %s: %s (searched %zu + %zu configurations)\n", shape.signature().c_str(),
+              best ? best->name().c_str() : "none", report.candidates.size() > 0
+                  ? report.candidates[report.candidates.size() - 2].search_trials : 0,
+              report.candidates.back().search_trials);
+  return best;
+}
+
+void run_gemm(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shape) {
+  tunekit::ops::set_num_threads(g_threads);
+  GemmWorkspace* ws = workspace(shape);
+  if (Status s = c->prepare(ws->bind(0)); !s) {
+    state.SkipWithError(s.to_string().c_str());
+    return;
+  }
+  std::size_t i = 0;
+  for (auto _ : state) {
+    if (Status s = c->run(ws->bind(i)); !s) {
+      state.SkipWithError(s.to_string().c_str());
+      break;
+    }
+    i = (i + 1) % ws->copies();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      shape.flops() * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+// ---- summary -------------------------------------------------------------------------------
+
+// Keeps every run's counters for the summary (and prints as the console reporter does).
+class Collector : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.error_occurred || r.run_type != Run::RT_Iteration) continue;
+      for (const auto& [name, counter] : r.counters) values[r.benchmark_name()][name] = counter;
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, std::map<std::string, double>> values;
+};
+
+void summarise(const Collector& collected, const std::vector<GemmParams>& shapes,
+               const std::map<std::string, std::string>& native_names) {
+  auto value = [&](const std::string& bench, const char* counter) {
+    auto it = collected.values.find(bench);
+    if (it == collected.values.end()) return 0.0;
+    auto c = it->second.find(counter);
+    return c == it->second.end() ? 0.0 : c->second;
+  };
+  const double peak = value("peak/fma/threads:" + std::to_string(g_threads), "GFLOP/s");
+  const double bandwidth = value("bound/read/threads:" + std::to_string(g_threads), "GB/s");
+  std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s\n",
+              tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
+  std::printf("%-40s %-18s %9s %9s %7s %9s\n", "problem", "best library", "GFLOP/s", "native",
+              "ratio", "of bound");
+  for (const GemmParams& shape : shapes) {
+    const std::string prefix = "gemm/" + shape.signature() + "/";
+    std::string best_name = "-";
+    double best = 0;
+    for (const auto& c : candidates()) {
+      if (c->library() == "native") continue;
+      const double v = value(prefix + c->name(), "GFLOP/s");
+      if (v > best) {
+        best = v;
+        best_name = c->name();
+      }
+    }
+    const double native = value(prefix + "native", "GFLOP/s");
+    double bound_share = peak > 0 ? native / peak : 0;
+    if (shape.n == 1 && bandwidth > 0) {  // bytes of A per call: the weights stream once
+      const double gbs = native / shape.flops() * static_cast<double>(shape.a_bytes());
+      bound_share = gbs / bandwidth;
+    }
+    std::printf("%-40s %-18s %9.1f %9.1f %7.3f %8.1f%%  %s\n", shape.signature().c_str(),
+                best_name.c_str(), best, native, best > 0 ? native / best : 0.0,
+                100.0 * bound_share, native_names.count(shape.signature())
+                                         ? native_names.at(shape.signature()).c_str()
+                                         : "");
+  }
+}
+
+bool take_flag(int& argc, char** argv, const char* flag, std::string& value) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], flag) != 0) continue;
+    value = argv[i + 1];
+    for (int j = i; j + 2 <= argc; ++j) argv[j] = argv[j + 2];
+    argc -= 2;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string v;
+  g_threads = std::max(1, tunekit::hw::cpu().usable_cores);
+  if (take_flag(argc, argv, "--threads", v)) g_threads = std::stoi(v);
+  if (take_flag(argc, argv, "--search-ms", v)) g_search_ms = std::stod(v);
+  if (take_flag(argc, argv, "--problems", v)) g_groups = v;
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  tunekit::ops::set_num_threads(g_threads);
+  benchmark::RegisterBenchmark("peak/fma", BM_FmaPeak)->Arg(g_threads)->ArgName("threads")
+      ->UseRealTime()->MinTime(0.5);
+  benchmark::RegisterBenchmark("bound/read", BM_ReadBandwidth)->Arg(g_threads)
+      ->ArgName("threads")->UseRealTime()->MinTime(1.0);
+  std::vector<GemmParams> shapes;
+  std::vector<std::unique_ptr<Candidate<GemmParams>>> natives;
+  std::map<std::string, std::string> native_names;
+  for (const Problem& p : kProblems) {
+    if (g_groups.find(p.group) == std::string::npos) continue;
+    auto shape = GemmParams::from_signature(p.op, p.params);
+    if (!shape) continue;
+    shapes.push_back(*shape);
+    const std::string prefix = "gemm/" + shape->signature() + "/";
+    for (auto& c : candidates()) {
+      if (c->library() == "native" || !c->supports(*shape)) continue;
+      benchmark::RegisterBenchmark((prefix + c->name()).c_str(), run_gemm, c.get(), *shape)
+          ->UseRealTime()->MinTime(0.5)->Unit(benchmark::kMillisecond);
+    }
+    if (auto native = tune_native(*shape)) {
+      native_names[shape->signature()] = native->name();
+      benchmark::RegisterBenchmark((prefix + "native").c_str(), run_gemm, native.get(), *shape)
+          ->UseRealTime()->MinTime(0.5)->Unit(benchmark::kMillisecond);
+      natives.push_back(std::move(native));
+    }
+  }
+  Collector collector;
+  benchmark::RunSpecifiedBenchmarks(&collector);
+  summarise(collector, shapes, native_names);
+  benchmark::Shutdown();
+  return 0;
+}

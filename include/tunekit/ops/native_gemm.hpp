@@ -1,0 +1,98 @@
+// tunekit's own fp32 GEMM kernels as TunableOp candidates: the configurations of the two kernel
+// families, their solution names, and their configuration spaces built from the CPU's facts.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tunekit/core/hardware.hpp"
+#include "tunekit/core/status.hpp"
+#include "tunekit/ops/gemm_candidates.hpp"
+#include "tunekit/ops/gemm_params.hpp"
+#include "tunekit/space/config_space.hpp"
+
+namespace tunekit::ops {
+
+/// Family names (TunableOp solution names start with them).
+inline constexpr std::string_view kNativeGemmFamily = "native_f32";
+inline constexpr std::string_view kNativeDecodeFamily = "native_decode_f32";
+
+/// One configuration of the blocked GEMM family (GotoBLAS / BLIS structure): an mr x nr
+/// register-blocked micro-kernel (mr rows of C in whole vectors, nr broadcast columns), A packed
+/// in mc x kc blocks, B in kc x nc panels, the macro-kernel's loop order ("ji": column panels
+/// outer, as BLIS; "ij": row panels outer) and the OpenMP threads of one call.
+/// Invariants (parse and space guarantee them): (mr, nr) is a micro-kernel of a build this CPU
+/// runs, mc a multiple of mr, nc a multiple of nr, 1 <= kc <= 2^20, 1 <= threads <= 1024.
+struct NativeGemmConfig {
+  int mr = 16, nr = 6, kc = 256, mc = 144, nc = 4092;
+  std::string order = "ji";
+  int threads = 1;
+  friend bool operator==(const NativeGemmConfig&, const NativeGemmConfig&) = default;
+};
+
+/// One configuration of the decode family: C = alpha op(A) op(B) + beta C for n <= 16 with A
+/// stored row-contiguous (transa 't', the weights of a linear layer in TunableOp's frame); each
+/// thread streams `rows` rows of A at once (1, 2, 4 or 8) against up to 8 columns of B.
+struct NativeDecodeConfig {
+  int rows = 4;
+  int threads = 1;
+  friend bool operator==(const NativeDecodeConfig&, const NativeDecodeConfig&) = default;
+};
+
+/// "native_f32[mr=16,nr=6,kc=256,mc=144,nc=4092,order=ji,threads=2]".
+std::string solution_name(const NativeGemmConfig& config);
+/// "native_decode_f32[rows=4,threads=2]".
+std::string solution_name(const NativeDecodeConfig& config);
+
+/// Parses a blocked-family solution name (fields in the order solution_name() writes them).
+/// Errors: kNotFound when `name` does not start with "native_f32["; kParseError naming the field
+/// for anything malformed or out of range; kUnsupported for a micro-kernel no build has or this
+/// CPU cannot run (hw::host_cpu()).
+Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name);
+/// Parses a decode-family solution name. Errors as parse_native_gemm_name().
+Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name);
+
+/// The micro-kernels (mr x nr) this CPU runs: the AVX-512 build's (32x12, 48x8, 16x24) where the
+/// planned and the host CPU have AVX-512 (x86-64-v4), then the AVX2 build's (16x6, 24x4, 8x12)
+/// where they have AVX2 + FMA (x86-64-v3); empty below.
+std::vector<std::pair<int, int>> native_tiles();
+
+/// The blocked family's configuration space for `params` on `cpu` with up to `threads` threads.
+/// Knobs: tile ("16x6", ...: native_tiles()), kc (64..512), mc (48..768, used rounded down to
+/// a multiple of mr), nc (256..8192, rounded down to a multiple of nr), order ("ji", "ij") and
+/// threads (1 and `threads`). Values far past the problem's dims are dropped (one value at or
+/// above m, n or k is kept). Constraints from the hardware: the accumulators, one vector per
+/// mr/W rows and one broadcast fit the vector registers; the kc x nr micro-panel of B fits in
+/// half the L1d; the mc x kc block of A fits in L2; the kc x nc panel of B in half the LLC
+/// (cpu.l1d_bytes, l2_bytes, llc_bytes; 32 KiB, 512 KiB, 16 MiB when unknown).
+/// Errors: kUnsupported for a CPU without micro-kernels (below x86-64-v3).
+Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& params,
+                                                               const hw::CpuInfo& cpu,
+                                                               int threads);
+/// The configuration a point of native_gemm_space() stands for (mc, nc rounded).
+NativeGemmConfig native_gemm_config(const Config& config);
+/// The space's point closest to `config` (same tile, order and threads where offered; nearest
+/// kc, mc, nc), if that point is valid.
+std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmConfig& config);
+
+/// The decode family's space: rows (1, 2, 4, 8) and threads (1 and `threads`).
+Expected<std::shared_ptr<const ConfigSpace>> native_decode_space(int threads);
+/// The configuration a point of native_decode_space() stands for.
+NativeDecodeConfig native_decode_config(const Config& config);
+
+/// Runs one GEMM problem (GemmParams semantics, float only, any kind) with `config`.
+/// Errors: kInvalidArgument for an invalid problem; kUnsupported for other dtypes or a
+/// configuration this CPU cannot run.
+Status native_gemm(const GemmParams& params, const NativeGemmConfig& config);
+
+/// The two template candidates (TemplateCandidate<GemmParams>): "native_f32" (every float
+/// problem) and "native_decode_f32" (n <= 16, transa 't'). Library "native"
+/// (TUNEKIT_NATIVE_ENABLED). Each remembers the winning configurations of the problems it was
+/// tuned on in this process and measures the nearest problems' winners first (transfer).
+std::unique_ptr<GemmCandidate> make_native_gemm_template();
+std::unique_ptr<GemmCandidate> make_native_decode_template();
+
+}  // namespace tunekit::ops

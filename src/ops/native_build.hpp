@@ -1,0 +1,18 @@
+// The builds of tunekit's GEMM kernels this CPU may enter (src/ops/native_kernels.hpp).
+#pragma once
+
+#include <vector>
+
+#include "ops/native_kernels.hpp"
+
+namespace tunekit::ops::detail {
+
+/// The kernel builds the planned CPU (hw::cpu()) and the host CPU (hw::host_cpu()) both run,
+/// highest level first: x86-64-v4 (AVX-512) and x86-64-v3 (AVX2 + FMA). Empty below v3.
+const std::vector<const NativeKernels*>& native_builds();
+/// The build with micro-kernel mr x nr among native_builds(), or null.
+const NativeKernels* native_build_for(int mr, int nr);
+/// The build the decode kernels run from (the highest of native_builds()), or null.
+const NativeKernels* native_decode_build();
+
+}  // namespace tunekit::ops::detail

@@ -1,0 +1,274 @@
+// Configurations of tunekit's GEMM kernel families: solution names, parsing, the builds this CPU
+// runs, and configuration spaces from the CPU's facts. See include/tunekit/ops/native_gemm.hpp.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "ops/native_build.hpp"
+#include "tunekit/ops/native_gemm.hpp"
+
+namespace tunekit::ops {
+namespace {
+
+constexpr std::int64_t kKcValues[] = {64, 128, 192, 256, 384, 512};
+constexpr std::int64_t kMcValues[] = {48, 96, 144, 192, 288, 384, 576, 768};
+constexpr std::int64_t kNcValues[] = {256, 512, 1024, 2048, 4096, 8192};
+constexpr int kRowsValues[] = {1, 2, 4, 8};
+
+// The values below `dim`, then the first at or above it (bigger ones behave the same).
+std::vector<nlohmann::json> up_to(std::span<const std::int64_t> values, std::int64_t dim) {
+  std::vector<nlohmann::json> out;
+  for (std::int64_t v : values) {
+    out.emplace_back(v);
+    if (v >= dim) break;
+  }
+  return out;
+}
+
+std::vector<nlohmann::json> thread_values(int threads) {
+  std::vector<nlohmann::json> out{1};
+  if (threads > 1) out.emplace_back(threads);
+  return out;
+}
+
+// "16x6" -> (16, 6).
+std::pair<int, int> parse_tile(const std::string& tile) {
+  const auto x = tile.find('x');
+  return {std::stoi(tile.substr(0, x)), std::stoi(tile.substr(x + 1))};
+}
+
+int round_to(std::int64_t value, int multiple) {
+  return static_cast<int>(std::max<std::int64_t>(multiple, value / multiple * multiple));
+}
+
+// Splits "family[a=1,b=2]" into its fields after checking the family; kNotFound for another.
+Expected<std::vector<std::pair<std::string, std::string>>> fields_of(std::string_view name,
+                                                                     std::string_view family) {
+  if (name.substr(0, family.size()) != family || name.size() <= family.size() ||
+      name[family.size()] != '[') {
+    return Status(StatusCode::kNotFound, fmt::format("'{}' is not a {} solution", name, family));
+  }
+  if (name.back() != ']') {
+    return Status(StatusCode::kParseError, fmt::format("'{}': missing closing ']'", name));
+  }
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::string_view body = name.substr(family.size() + 1, name.size() - family.size() - 2);
+  while (!body.empty()) {
+    const auto comma = body.find(',');
+    const std::string_view field = body.substr(0, comma);
+    const auto eq = field.find('=');
+    if (eq == std::string_view::npos) {
+      return Status(StatusCode::kParseError,
+                    fmt::format("'{}': field '{}' is not key=value", name, field));
+    }
+    fields.emplace_back(std::string(field.substr(0, eq)), std::string(field.substr(eq + 1)));
+    body = comma == std::string_view::npos ? std::string_view() : body.substr(comma + 1);
+  }
+  return fields;
+}
+
+// The fields in exactly the order `keys`.
+Status expect_keys(std::string_view name,
+                   const std::vector<std::pair<std::string, std::string>>& fields,
+                   std::initializer_list<std::string_view> keys) {
+  std::size_t i = 0;
+  for (std::string_view key : keys) {
+    if (i >= fields.size() || fields[i].first != key) {
+      return Status(StatusCode::kParseError,
+                    fmt::format("'{}': expected field '{}' at position {}", name, key, i + 1));
+    }
+    ++i;
+  }
+  if (fields.size() != keys.size()) {
+    return Status(StatusCode::kParseError,
+                  fmt::format("'{}': unexpected field '{}'", name, fields[i].first));
+  }
+  return Status::ok();
+}
+
+Expected<int> int_field(std::string_view name, const std::pair<std::string, std::string>& field,
+                        int lo, int hi) {
+  int value = 0;
+  const std::string& text = field.second;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
+    return Status(StatusCode::kParseError,
+                  fmt::format("'{}': {}={} is not an integer in [{}, {}]", name, field.first, text,
+                              lo, hi));
+  }
+  return value;
+}
+
+}  // namespace
+
+std::string solution_name(const NativeGemmConfig& c) {
+  return fmt::format("{}[mr={},nr={},kc={},mc={},nc={},order={},threads={}]", kNativeGemmFamily,
+                     c.mr, c.nr, c.kc, c.mc, c.nc, c.order, c.threads);
+}
+
+std::string solution_name(const NativeDecodeConfig& c) {
+  return fmt::format("{}[rows={},threads={}]", kNativeDecodeFamily, c.rows, c.threads);
+}
+
+Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
+  auto fields = fields_of(name, kNativeGemmFamily);
+  if (!fields) return fields.status();
+  const auto& f = *fields;
+  TUNEKIT_RETURN_IF_ERROR(
+      expect_keys(name, f, {"mr", "nr", "kc", "mc", "nc", "order", "threads"}));
+  NativeGemmConfig c;
+  int* ints[] = {&c.mr, &c.nr, &c.kc, &c.mc, &c.nc};
+  const int hi[] = {64, 64, 1 << 20, 1 << 24, 1 << 24};
+  for (std::size_t i = 0; i < 5; ++i) {
+    auto v = int_field(name, f[i], 1, hi[i]);
+    if (!v) return v.status();
+    *ints[i] = *v;
+  }
+  if (f[5].second != "ji" && f[5].second != "ij") {
+    return Status(StatusCode::kParseError,
+                  fmt::format("'{}': order={} is neither ji nor ij", name, f[5].second));
+  }
+  c.order = f[5].second;
+  auto threads = int_field(name, f[6], 1, 1024);
+  if (!threads) return threads.status();
+  c.threads = *threads;
+  if (c.mc % c.mr != 0 || c.nc % c.nr != 0) {
+    return Status(StatusCode::kParseError,
+                  fmt::format("'{}': mc must be a multiple of mr and nc of nr", name));
+  }
+  if (detail::native_build_for(c.mr, c.nr) == nullptr) {
+    return Status(StatusCode::kUnsupported,
+                  fmt::format("'{}': no {}x{} micro-kernel runs on this CPU ({})", name, c.mr,
+                              c.nr, hw::host_cpu().describe()));
+  }
+  return c;
+}
+
+Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name) {
+  auto fields = fields_of(name, kNativeDecodeFamily);
+  if (!fields) return fields.status();
+  TUNEKIT_RETURN_IF_ERROR(expect_keys(name, *fields, {"rows", "threads"}));
+  auto rows = int_field(name, (*fields)[0], 1, 8);
+  if (!rows) return rows.status();
+  if (std::find(std::begin(kRowsValues), std::end(kRowsValues), *rows) == std::end(kRowsValues)) {
+    return Status(StatusCode::kParseError, fmt::format("'{}': rows must be 1, 2, 4 or 8", name));
+  }
+  auto threads = int_field(name, (*fields)[1], 1, 1024);
+  if (!threads) return threads.status();
+  if (detail::native_decode_build() == nullptr) {
+    return Status(StatusCode::kUnsupported,
+                  fmt::format("'{}': no decode kernel runs on this CPU", name));
+  }
+  return NativeDecodeConfig{*rows, *threads};
+}
+
+std::vector<std::pair<int, int>> native_tiles() {
+  std::vector<std::pair<int, int>> out;
+  for (const detail::NativeKernels* k : detail::native_builds()) {
+    for (int t = 0; t < k->tile_count; ++t) out.emplace_back(k->tiles[t].mr, k->tiles[t].nr);
+  }
+  return out;
+}
+
+Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& p,
+                                                               const hw::CpuInfo& cpu,
+                                                               int threads) {
+  const auto tiles = native_tiles();
+  if (tiles.empty()) {
+    return Status(StatusCode::kUnsupported,
+                  "native_f32: the kernels need AVX2 + FMA (x86-64-v3); " + cpu.describe());
+  }
+  auto space = std::make_shared<ConfigSpace>();
+  std::vector<nlohmann::json> tile_names;
+  for (const auto& [mr, nr] : tiles) tile_names.emplace_back(fmt::format("{}x{}", mr, nr));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("tile", tile_names));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("kc", up_to(kKcValues, p.k)));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("mc", up_to(kMcValues, p.m)));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("nc", up_to(kNcValues, p.n)));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("order", {"ji", "ij"}));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("threads", thread_values(threads)));
+  const double l1 = static_cast<double>(cpu.l1d_bytes ? cpu.l1d_bytes : 32 << 10);
+  const double l2 = static_cast<double>(cpu.l2_bytes ? cpu.l2_bytes : 512 << 10);
+  const double llc = static_cast<double>(cpu.llc_bytes ? cpu.llc_bytes : 16 << 20);
+  auto tile_of = [](const ConfigView& v) { return parse_tile(v["tile"].get<std::string>()); };
+  std::vector<bool> fits;  // per tile entity: the register budget of its build holds
+  for (const auto& [mr, nr] : tiles) {
+    const detail::NativeKernels* k = detail::native_build_for(mr, nr);
+    const int vectors = mr / k->vector_floats;
+    fits.push_back(vectors * nr + vectors + 1 <= k->vector_registers);
+  }
+  TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
+      "accumulators + A vectors + 1 broadcast <= vector registers", {"tile"},
+      [fits](const ConfigView& v) { return static_cast<bool>(fits[v.position(0)]); }));
+  TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
+      "kc x nr micro-panel of B <= L1d / 2", {"tile", "kc"},
+      [tile_of, l1](const ConfigView& v) { return v.number("kc") * tile_of(v).second * 4 <= l1 / 2; }));
+  TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
+      "mc x kc block of A <= L2", {"tile", "kc", "mc"}, [tile_of, l2](const ConfigView& v) {
+        const int mc = round_to(static_cast<std::int64_t>(v.number("mc")), tile_of(v).first);
+        return mc * v.number("kc") * 4 <= l2;
+      }));
+  TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
+      "kc x nc panel of B <= LLC / 2", {"tile", "kc", "nc"}, [tile_of, llc](const ConfigView& v) {
+        const int nc = round_to(static_cast<std::int64_t>(v.number("nc")), tile_of(v).second);
+        return nc * v.number("kc") * 4 <= llc / 2;
+      }));
+  return std::shared_ptr<const ConfigSpace>(std::move(space));
+}
+
+NativeGemmConfig native_gemm_config(const Config& config) {
+  NativeGemmConfig c;
+  std::tie(c.mr, c.nr) = parse_tile(config["tile"].get<std::string>());
+  c.kc = static_cast<int>(config.number("kc"));
+  c.mc = round_to(static_cast<std::int64_t>(config.number("mc")), c.mr);
+  c.nc = round_to(static_cast<std::int64_t>(config.number("nc")), c.nr);
+  c.order = config["order"].get<std::string>();
+  c.threads = static_cast<int>(config.number("threads"));
+  return c;
+}
+
+std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmConfig& c) {
+  KnobVector knobs(space.knob_count(), 0);
+  const std::string tile = fmt::format("{}x{}", c.mr, c.nr);
+  for (std::size_t k = 0; k < space.knob_count(); ++k) {
+    const Knob& knob = space.knob(k);
+    double best = INFINITY;
+    for (std::uint32_t e = 0; e < knob.size(); ++e) {
+      const nlohmann::json& v = knob.entities[e];
+      double distance = 0;
+      if (knob.name == "tile" || knob.name == "order") {
+        distance = v.get<std::string>() == (knob.name == "tile" ? tile : c.order) ? 0 : 1e9;
+      } else {
+        const double want = knob.name == "kc"   ? c.kc
+                            : knob.name == "mc" ? c.mc
+                            : knob.name == "nc" ? c.nc
+                                                : c.threads;
+        distance = std::abs(std::log(v.get<double>() / want));
+      }
+      if (distance < best) {
+        best = distance;
+        knobs[k] = e;
+      }
+    }
+    if (best >= 1e9) return std::nullopt;
+  }
+  if (!space.is_valid(knobs)) return std::nullopt;
+  return space.config_of(std::move(knobs));
+}
+
+Expected<std::shared_ptr<const ConfigSpace>> native_decode_space(int threads) {
+  auto space = std::make_shared<ConfigSpace>();
+  std::vector<nlohmann::json> rows(std::begin(kRowsValues), std::end(kRowsValues));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("rows", rows));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("threads", thread_values(threads)));
+  return std::shared_ptr<const ConfigSpace>(std::move(space));
+}
+
+NativeDecodeConfig native_decode_config(const Config& config) {
+  return NativeDecodeConfig{static_cast<int>(config.number("rows")),
+                            static_cast<int>(config.number("threads"))};
+}
+
+}  // namespace tunekit::ops

@@ -1,0 +1,337 @@
+// tunekit's own GEMM kernels as candidates: the configured instances ("native_f32[...]",
+// "native_decode_f32[...]") and the two template candidates that search their spaces.
+// See include/tunekit/ops/native_gemm.hpp.
+#include "tunekit/ops/native_gemm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "ops/gemm_internal.hpp"
+#include "ops/native_build.hpp"
+#include "tunekit/ops/threading.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
+
+namespace tunekit::ops {
+namespace detail {
+namespace {
+
+NativeCall native_call(const GemmCall& c) {
+  NativeCall n;
+  n.transa = c.transa;
+  n.transb = c.transb;
+  n.m = c.m;
+  n.n = c.n;
+  n.k = c.k;
+  n.alpha = static_cast<float>(c.alpha);
+  n.beta = static_cast<float>(c.beta);
+  n.a = static_cast<const float*>(c.a);
+  n.lda = c.lda;
+  n.b = static_cast<const float*>(c.b);
+  n.ldb = c.ldb;
+  n.c = static_cast<float*>(c.c);
+  n.ldc = c.ldc;
+  return n;
+}
+
+NativeBlocking blocking_of(const NativeGemmConfig& c) {
+  NativeBlocking b;
+  b.mr = c.mr;
+  b.nr = c.nr;
+  b.kc = c.kc;
+  b.mc = c.mc;
+  b.nc = c.nc;
+  b.order = c.order == "ij" ? NativeOrder::kIJ : NativeOrder::kJI;
+  b.threads = c.threads;
+  return b;
+}
+
+Status float_only(const GemmParams& p, std::string_view family) {
+  if (p.dtype == DType::kFloat) return Status::ok();
+  return Status(StatusCode::kUnsupported,
+                fmt::format("{}: runs float problems only, not {}", family, dtype_name(p.dtype)));
+}
+
+// One configuration of the blocked family.
+class NativeGemmInstance final : public GemmCandidateBase {
+ public:
+  NativeGemmInstance(const NativeGemmConfig& config, const NativeKernels* kernels)
+      : GemmCandidateBase(solution_name(config), "native"),
+        blocking_(blocking_of(config)),
+        kernels_(kernels) {}
+
+  Expected<LibraryBinding> binding() override {
+    return describe_entry(reinterpret_cast<const void*>(kernels_->gemm), "tunekit native_f32",
+                          fmt::format("tunekit {} kernels, {}x{} micro-kernel", kernels_->level,
+                                      blocking_.mr, blocking_.nr));
+  }
+
+ protected:
+  Status supports_impl(const GemmParams& p) const override { return float_only(p, name()); }
+  Status run_impl(const GemmParams& p) override {
+    return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
+      kernels_->gemm(native_call(c), blocking_, nullptr);
+      return Status::ok();
+    });
+  }
+
+ private:
+  NativeBlocking blocking_;
+  const NativeKernels* kernels_;
+};
+
+// One configuration of the decode family.
+class NativeDecodeInstance final : public GemmCandidateBase {
+ public:
+  NativeDecodeInstance(const NativeDecodeConfig& config, const NativeKernels* kernels)
+      : GemmCandidateBase(solution_name(config), "native"), config_(config), kernels_(kernels) {}
+
+  Expected<LibraryBinding> binding() override {
+    return describe_entry(reinterpret_cast<const void*>(kernels_->gemv_rows),
+                          "tunekit native_decode_f32",
+                          fmt::format("tunekit {} decode kernels", kernels_->level));
+  }
+
+ protected:
+  Status supports_impl(const GemmParams& p) const override {
+    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
+    if (p.n > 16 || p.a_is_n()) {
+      return unsupported("decode kernels take n <= 16 and a row-contiguous A (transa 't')");
+    }
+    return Status::ok();
+  }
+  Status run_impl(const GemmParams& p) override {
+    return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
+      kernels_->gemv_rows(native_call(c), config_.rows, config_.threads);
+      return Status::ok();
+    });
+  }
+
+ private:
+  NativeDecodeConfig config_;
+  const NativeKernels* kernels_;
+};
+
+// The winning configurations of the problems tuned so far, for seeds (transfer).
+template <class Config>
+class History {
+ public:
+  void add(const GemmParams& p, const Config& c) {
+    std::lock_guard lock(mutex_);
+    entries_.push_back({p.m, p.n, p.k, c});
+  }
+  // Up to `count` distinct configurations, those of the nearest problems (log-distance of the
+  // dims) first.
+  std::vector<Config> nearest(const GemmParams& p, std::size_t count) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::pair<double, const Config*>> ranked;
+    auto d = [](std::int64_t x, std::int64_t y) {
+      return std::abs(std::log(static_cast<double>(std::max<std::int64_t>(x, 1)) /
+                               static_cast<double>(std::max<std::int64_t>(y, 1))));
+    };
+    for (const Entry& e : entries_) {
+      ranked.emplace_back(d(e.m, p.m) + d(e.n, p.n) + d(e.k, p.k), &e.config);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Config> out;
+    for (const auto& [distance, c] : ranked) {
+      if (out.size() >= count) break;
+      if (std::find(out.begin(), out.end(), *c) == out.end()) out.push_back(*c);
+    }
+    return out;
+  }
+
+ private:
+  struct Entry {
+    std::int64_t m, n, k;
+    Config config;
+  };
+  mutable std::mutex mutex_;
+  std::vector<Entry> entries_;
+};
+
+// Seeds taken from the nearest problems' winners.
+constexpr std::size_t kTransferSeeds = 3;
+
+class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandidate<GemmParams> {
+ public:
+  NativeGemmTemplate() : GemmCandidateBase(std::string(kNativeGemmFamily), "native") {}
+
+  const std::string& family() const override { return name(); }
+  Expected<LibraryBinding> binding() override {
+    auto instance = default_instance();
+    if (!instance) return instance.status();
+    return static_cast<NativeGemmInstance&>(**instance).binding();
+  }
+
+  Expected<std::shared_ptr<const ConfigSpace>> space(const GemmParams& p) override {
+    return native_gemm_space(p, hw::cpu(), num_threads());
+  }
+  Expected<std::unique_ptr<Candidate<GemmParams>>> instantiate(const GemmParams&,
+                                                               const Config& config) override {
+    return make(native_gemm_config(config));
+  }
+  Expected<std::unique_ptr<Candidate<GemmParams>>> from_name(std::string_view name) override {
+    auto config = parse_native_gemm_name(name);
+    if (!config) return config.status();
+    return make(*config);
+  }
+  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space) override {
+    std::vector<Config> out;
+    for (const NativeGemmConfig& c : history_.nearest(p, kTransferSeeds)) {
+      if (auto point = nearest_point(space, c)) out.push_back(std::move(*point));
+    }
+    if (auto point = nearest_point(space, default_config())) out.push_back(std::move(*point));
+    return out;
+  }
+  void remember(const GemmParams& p, const Config& config, double) override {
+    history_.add(p, native_gemm_config(config));
+  }
+
+ protected:
+  Status supports_impl(const GemmParams& p) const override {
+    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
+    if (native_builds().empty()) return unsupported("the kernels need AVX2 + FMA (x86-64-v3)");
+    return Status::ok();
+  }
+  Status run_impl(const GemmParams& p) override {
+    auto instance = default_instance();
+    if (!instance) return instance.status();
+    return (*instance)->run(p);
+  }
+
+ private:
+  // The build's first micro-kernel, BLIS-like blocking, every thread.
+  static NativeGemmConfig default_config() {
+    NativeGemmConfig c;
+    const auto& builds = native_builds();
+    if (!builds.empty()) {
+      c.mr = builds.front()->tiles[0].mr;
+      c.nr = builds.front()->tiles[0].nr;
+    }
+    c.mc = std::max(c.mr, 144 / c.mr * c.mr);
+    c.nc = 4096 / c.nr * c.nr;
+    c.threads = num_threads();
+    return c;
+  }
+  static Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeGemmConfig& c) {
+    const NativeKernels* k = native_build_for(c.mr, c.nr);
+    if (k == nullptr) {
+      return Status(StatusCode::kUnsupported,
+                    fmt::format("native_f32: no {}x{} micro-kernel on this CPU", c.mr, c.nr));
+    }
+    return std::unique_ptr<Candidate<GemmParams>>(std::make_unique<NativeGemmInstance>(c, k));
+  }
+  Expected<Candidate<GemmParams>*> default_instance() {
+    std::lock_guard lock(mutex_);
+    if (!default_) {
+      auto made = make(default_config());
+      if (!made) return made.status();
+      default_ = std::move(*made);
+    }
+    return default_.get();
+  }
+
+  History<NativeGemmConfig> history_;
+  std::mutex mutex_;
+  std::unique_ptr<Candidate<GemmParams>> default_;
+};
+
+class NativeDecodeTemplate final : public GemmCandidateBase,
+                                   public TemplateCandidate<GemmParams> {
+ public:
+  NativeDecodeTemplate() : GemmCandidateBase(std::string(kNativeDecodeFamily), "native") {}
+
+  const std::string& family() const override { return name(); }
+  Expected<LibraryBinding> binding() override {
+    const NativeKernels* k = native_decode_build();
+    if (k == nullptr) return unsupported("the kernels need AVX2 + FMA (x86-64-v3)");
+    return NativeDecodeInstance(default_config(), k).binding();
+  }
+
+  Expected<std::shared_ptr<const ConfigSpace>> space(const GemmParams&) override {
+    return native_decode_space(num_threads());
+  }
+  Expected<std::unique_ptr<Candidate<GemmParams>>> instantiate(const GemmParams&,
+                                                               const Config& config) override {
+    return make(native_decode_config(config));
+  }
+  Expected<std::unique_ptr<Candidate<GemmParams>>> from_name(std::string_view name) override {
+    auto config = parse_native_decode_name(name);
+    if (!config) return config.status();
+    return make(*config);
+  }
+  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space) override {
+    std::vector<Config> out;
+    std::vector<NativeDecodeConfig> wanted = history_.nearest(p, kTransferSeeds);
+    wanted.push_back(default_config());
+    for (const NativeDecodeConfig& c : wanted) {
+      const auto rows = std::find(space.knob(0).entities.begin(), space.knob(0).entities.end(),
+                                  nlohmann::json(c.rows));
+      const auto threads = std::find(space.knob(1).entities.begin(),
+                                     space.knob(1).entities.end(), nlohmann::json(c.threads));
+      if (rows == space.knob(0).entities.end() || threads == space.knob(1).entities.end()) continue;
+      out.push_back(space.config_of(
+          {static_cast<std::uint32_t>(rows - space.knob(0).entities.begin()),
+           static_cast<std::uint32_t>(threads - space.knob(1).entities.begin())}));
+    }
+    return out;
+  }
+  void remember(const GemmParams& p, const Config& config, double) override {
+    history_.add(p, native_decode_config(config));
+  }
+
+ protected:
+  Status supports_impl(const GemmParams& p) const override {
+    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
+    if (native_decode_build() == nullptr) {
+      return unsupported("the kernels need AVX2 + FMA (x86-64-v3)");
+    }
+    if (p.n > 16 || p.a_is_n()) {
+      return unsupported("decode kernels take n <= 16 and a row-contiguous A (transa 't')");
+    }
+    return Status::ok();
+  }
+  Status run_impl(const GemmParams& p) override {
+    NativeDecodeInstance instance(default_config(), native_decode_build());
+    return instance.run(p);
+  }
+
+ private:
+  static NativeDecodeConfig default_config() { return NativeDecodeConfig{4, num_threads()}; }
+  static Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeDecodeConfig& c) {
+    const NativeKernels* k = native_decode_build();
+    if (k == nullptr) {
+      return Status(StatusCode::kUnsupported, "native_decode_f32: needs AVX2 + FMA (x86-64-v3)");
+    }
+    return std::unique_ptr<Candidate<GemmParams>>(std::make_unique<NativeDecodeInstance>(c, k));
+  }
+
+  History<NativeDecodeConfig> history_;
+};
+
+}  // namespace
+}  // namespace detail
+
+Status native_gemm(const GemmParams& params, const NativeGemmConfig& config) {
+  const detail::NativeKernels* k = detail::native_build_for(config.mr, config.nr);
+  if (k == nullptr) {
+    return Status(StatusCode::kUnsupported, fmt::format("native_f32: no {}x{} micro-kernel on "
+                                                        "this CPU",
+                                                        config.mr, config.nr));
+  }
+  return detail::NativeGemmInstance(config, k).run(params);
+}
+
+std::unique_ptr<GemmCandidate> make_native_gemm_template() {
+  return std::make_unique<detail::NativeGemmTemplate>();
+}
+
+std::unique_ptr<GemmCandidate> make_native_decode_template() {
+  return std::make_unique<detail::NativeDecodeTemplate>();
+}
+
+}  // namespace tunekit::ops

@@ -1,0 +1,76 @@
+// tunekit's own fp32 GEMM kernels, one ISA build per x86-64 level: native_kernels_v3.cpp (AVX2 +
+// FMA) and native_kernels_v4.cpp (AVX-512), each compiled from native_kernels.inc with its own
+// -march (src/CMakeLists.txt). Plain types only: those translation units include nothing of
+// tunekit's but this header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tunekit::ops::detail {
+
+/// One column-major fp32 GEMM, C = alpha op(A) op(B) + beta C (BLAS semantics: with beta == 0,
+/// C is not read). op(A) is m x k, op(B) is k x n; leading dimensions in elements.
+struct NativeCall {
+  char transa = 'n';  ///< 'n' or 't'
+  char transb = 'n';  ///< 'n' or 't'
+  std::int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f, beta = 0.0f;
+  const float* a = nullptr;
+  std::int64_t lda = 0;
+  const float* b = nullptr;
+  std::int64_t ldb = 0;
+  float* c = nullptr;
+  std::int64_t ldc = 0;
+};
+
+/// Loop order of the macro-kernel inside one MC x KC block of A and KC x NC panel of B.
+enum class NativeOrder : std::uint8_t {
+  kJI = 0,  ///< NR column panels outer, MR row panels inner (B micro-panel stays in L1; BLIS)
+  kIJ = 1,  ///< MR row panels outer, NR column panels inner (A micro-panel stays in L1)
+};
+
+/// The blocking of one run (GotoBLAS / BLIS structure; Goto and van de Geijn, "Anatomy of
+/// high-performance matrix multiplication", ACM TOMS 34(3), 2008): the micro-kernel computes an
+/// mr x nr tile of C from packed panels; A is packed in mc x kc blocks, B in kc x nc panels.
+/// Invariants (checked by native_config_valid()): (mr, nr) is a micro-kernel of the build,
+/// mc a positive multiple of mr, nc a positive multiple of nr, kc > 0, threads >= 1.
+struct NativeBlocking {
+  int mr = 16, nr = 6;
+  int kc = 256, mc = 96, nc = 4032;
+  NativeOrder order = NativeOrder::kJI;
+  int threads = 1;
+};
+
+/// A micro-kernel shape a build offers.
+struct NativeTile {
+  int mr, nr;
+};
+
+/// Entry points of one build. Call them only on a CPU of the build's level.
+struct NativeKernels {
+  const char* level;         ///< "x86-64-v3" or "x86-64-v4"
+  const NativeTile* tiles;   ///< micro-kernel shapes, first = the build's default
+  int tile_count;
+  int vector_floats;         ///< floats per vector register (8 or 16)
+  int vector_registers;      ///< architectural vector registers (16 or 32)
+  /// Runs `call` with `blocking`; `packed_a` (may be null) is op(A) packed by pack_a() with the
+  /// same mr, mc and kc (constant weights: call.a is then not read). Returns false when the
+  /// blocking's tile is not one of this build's (nothing is computed then).
+  bool (*gemm)(const NativeCall& call, const NativeBlocking& blocking, const float* packed_a);
+  /// Floats pack_a() writes for an m x k op(A) with this blocking.
+  std::size_t (*packed_a_floats)(std::int64_t m, std::int64_t k, const NativeBlocking& blocking);
+  /// Packs op(A) of `call` (its a, lda, transa, m, k) into `out` (packed_a_floats() floats), in
+  /// the mc x kc blocks of mr-row panels the driver reads. False for a tile not of this build.
+  bool (*pack_a)(const NativeCall& call, const NativeBlocking& blocking, float* out);
+  /// Decode kernel for few columns (n <= 16) with A stored k-contiguous per row of op(A)
+  /// (transa 't'): each output row is a dot product streaming its row of A once; `rows` rows
+  /// of A are read together, `threads` threads split the rows. Returns false when n > 16 or
+  /// transa is 'n'.
+  bool (*gemv_rows)(const NativeCall& call, int rows, int threads);
+};
+
+extern const NativeKernels kNativeKernelsV3;
+extern const NativeKernels kNativeKernelsV4;
+
+}  // namespace tunekit::ops::detail

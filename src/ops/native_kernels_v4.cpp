@@ -1,0 +1,7 @@
+// tunekit's fp32 GEMM kernels built for x86-64-v4 (src/CMakeLists.txt), entered only on CPUs of
+// that level (native_gemm.cpp). The code is in native_kernels.inc.
+#define TUNEKIT_NATIVE_LEVEL v4
+#define TUNEKIT_NATIVE_LEVEL_UPPER V4
+#define TUNEKIT_NATIVE_LEVEL_NAME "x86-64-v4"
+#define TUNEKIT_NATIVE_WIDTH 16
+#include "ops/native_kernels.inc"

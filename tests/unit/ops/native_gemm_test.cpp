@@ -1,0 +1,232 @@
+// Tests of tunekit's own GEMM kernels: every micro-kernel this CPU runs against a plain loop for
+// all transposes, edge tiles, leading dimensions, alpha/beta, several blocks, both loop orders
+// and threads; the decode kernels; solution names; the configuration space's constraints; the
+// template candidates in a tuning run.
+#include "tunekit/ops/native_gemm.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "tunekit/core/hardware.hpp"
+#include "tunekit/ops/threading.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
+
+namespace tunekit::ops {
+namespace {
+
+// One column-major float problem with its operands and a reference result.
+struct Problem {
+  GemmParams p;
+  std::vector<float> a, b, c, expected;
+
+  Problem(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          float beta, unsigned seed) {
+    p.transa = ta;
+    p.transb = tb;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.lda = (ta == 'n' ? m : k) + 3;
+    p.ldb = (tb == 'n' ? k : n) + 1;
+    p.ldc = m + 2;
+    p.alpha = alpha;
+    p.beta = beta;
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    a.resize(static_cast<std::size_t>(p.lda * (ta == 'n' ? k : m)));
+    b.resize(static_cast<std::size_t>(p.ldb * (tb == 'n' ? n : k)));
+    c.resize(static_cast<std::size_t>(p.ldc * n));
+    for (float& x : a) x = dist(gen);
+    for (float& x : b) x = dist(gen);
+    for (float& x : c) x = beta == 0.0f ? std::nanf("") : dist(gen);  // beta 0: C is not read
+    expected = c;
+    for (std::int64_t j = 0; j < n; ++j) {
+      for (std::int64_t i = 0; i < m; ++i) {
+        double sum = 0;
+        for (std::int64_t q = 0; q < k; ++q) {
+          const float x = ta == 'n' ? a[i + q * p.lda] : a[q + i * p.lda];
+          const float y = tb == 'n' ? b[q + j * p.ldb] : b[j + q * p.ldb];
+          sum += static_cast<double>(x) * y;
+        }
+        float& out = expected[i + j * p.ldc];
+        out = static_cast<float>(alpha * sum + (beta == 0.0f ? 0.0 : beta * out));
+      }
+    }
+    p.a = a.data();
+    p.b = b.data();
+    p.c = c.data();
+  }
+  // Largest difference from the reference inside C (the padding rows must stay untouched).
+  double error() const {
+    double worst = 0;
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      const bool pad = static_cast<std::int64_t>(i % p.ldc) >= p.m;
+      if (pad) {
+        if (!(std::isnan(c[i]) && std::isnan(expected[i])) && c[i] != expected[i]) return 1e9;
+        continue;
+      }
+      worst = std::max(worst, static_cast<double>(std::fabs(c[i] - expected[i])));
+    }
+    return worst;
+  }
+};
+
+TEST(NativeGemm, EveryMicroKernelMatchesAPlainLoop) {
+  const auto tiles = native_tiles();
+  if (tiles.empty()) GTEST_SKIP() << "no micro-kernel for " << hw::host_cpu().describe();
+  unsigned seed = 1;
+  for (const auto& [mr, nr] : tiles) {
+    for (const char* t : {"nn", "nt", "tn", "tt"}) {
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads);
+        // Several mc, nc and kc blocks, edge tiles in both dims, beta 0 and not.
+        Problem prob(t[0], t[1], 3 * mr + 5, 2 * nr + 3, 77, 1.5f, threads == 1 ? 0.0f : 0.5f,
+                     seed++);
+        NativeGemmConfig config;
+        config.mr = mr;
+        config.nr = nr;
+        config.kc = 32;
+        config.mc = 2 * mr;
+        config.nc = nr;
+        config.order = threads == 1 ? "ji" : "ij";
+        config.threads = threads;
+        ASSERT_TRUE(native_gemm(prob.p, config));
+        EXPECT_LT(prob.error(), 1e-4);
+      }
+    }
+  }
+}
+
+TEST(NativeGemm, ZeroAlphaScalesC) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  NativeGemmConfig config;
+  config.mr = native_tiles()[0].first;
+  config.nr = native_tiles()[0].second;
+  config.mc = config.mr;
+  config.nc = config.nr;
+  for (float beta : {0.0f, 2.0f}) {
+    Problem prob('n', 'n', 9, 4, 5, 0.0f, beta, 7);
+    ASSERT_TRUE(native_gemm(prob.p, config));
+    EXPECT_LT(prob.error(), 1e-5);
+  }
+}
+
+TEST(NativeGemm, StridedBatchedAndBiasRunThroughTheSameKernels) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  auto shape = GemmParams::from_signature("GemmStridedBatchedTunableOp_float_NT",
+                                          "nt_37_11_20_B_3_ld_37_11_37");
+  ASSERT_TRUE(shape) << shape.status().to_string();
+  auto ws = GemmWorkspace::create(*shape, 2, /*random_fill=*/true, 5);
+  ASSERT_TRUE(ws);
+  GemmParams mine = (*ws)->bind(0);
+  GemmParams ref = (*ws)->bind(1);
+  NativeGemmConfig config;
+  config.mr = native_tiles()[0].first;
+  config.nr = native_tiles()[0].second;
+  config.mc = config.mr;
+  config.nc = config.nr;
+  config.kc = 8;
+  ASSERT_TRUE(native_gemm(mine, config));
+  auto candidates = make_gemm_candidates();
+  ASSERT_TRUE(candidates[0]->run(ref));
+  EXPECT_TRUE(mine.compare_output(ref, 1e-4, 1e-4)) << "batched output differs from Default";
+}
+
+TEST(NativeGemm, DecodeKernelsMatchAPlainLoop) {
+  auto candidates = make_gemm_candidates();
+  Candidate<GemmParams>* decode = nullptr;
+  for (auto& c : candidates) {
+    if (c->name() == kNativeDecodeFamily) decode = c.get();
+  }
+  if (decode == nullptr) GTEST_SKIP() << "no decode kernels on " << hw::host_cpu().describe();
+  auto* family = dynamic_cast<TemplateCandidate<GemmParams>*>(decode);
+  ASSERT_NE(family, nullptr);
+  unsigned seed = 40;
+  for (int rows : {1, 2, 4, 8}) {
+    for (std::int64_t n : {1, 3, 9, 16}) {
+      for (char tb : {'n', 't'}) {
+        SCOPED_TRACE(testing::Message() << "rows " << rows << " n " << n << " " << tb);
+        Problem prob('t', tb, 45, n, 77, 1.0f, n == 3 ? 0.25f : 0.0f, seed++);
+        auto instance = family->from_name(solution_name(NativeDecodeConfig{rows, 2}));
+        ASSERT_TRUE(instance) << instance.status().to_string();
+        ASSERT_TRUE((*instance)->run(prob.p));
+        EXPECT_LT(prob.error(), 1e-4);
+      }
+    }
+  }
+  Problem wide('t', 'n', 8, 17, 8, 1.0f, 0.0f, 1);
+  EXPECT_EQ(decode->supports(wide.p).code(), StatusCode::kUnsupported);
+  Problem plain_a('n', 'n', 8, 1, 8, 1.0f, 0.0f, 1);
+  EXPECT_EQ(decode->supports(plain_a.p).code(), StatusCode::kUnsupported);
+}
+
+TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  NativeGemmConfig config;
+  config.mr = native_tiles()[0].first;
+  config.nr = native_tiles()[0].second;
+  config.mc = 4 * config.mr;
+  config.nc = 100 * config.nr;
+  config.order = "ij";
+  config.threads = 2;
+  const std::string name = solution_name(config);
+  auto parsed = parse_native_gemm_name(name);
+  ASSERT_TRUE(parsed) << parsed.status().to_string();
+  EXPECT_EQ(*parsed, config);
+  EXPECT_EQ(parse_native_gemm_name("blis[arch=zen3]").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(parse_native_gemm_name("native_f32").status().code(), StatusCode::kNotFound);
+  for (const char* bad :
+       {"native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji", "native_f32[mr=16]",
+        "native_f32[mr=16,nr=6,kc=x,mc=96,nc=4092,order=ji,threads=1]",
+        "native_f32[mr=16,nr=6,kc=256,mc=97,nc=4092,order=ji,threads=1]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ik,threads=1]",
+        "native_f32[nr=6,mr=16,kc=256,mc=96,nc=4092,order=ji,threads=1]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=0]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=1,x=1]"}) {
+    auto r = parse_native_gemm_name(bad);
+    EXPECT_EQ(r.status().code(), StatusCode::kParseError) << bad;
+  }
+  EXPECT_EQ(parse_native_gemm_name("native_f32[mr=40,nr=6,kc=256,mc=80,nc=4092,order=ji,threads=1]")
+                .status()
+                .code(),
+            StatusCode::kUnsupported);
+  auto decode = parse_native_decode_name("native_decode_f32[rows=8,threads=2]");
+  ASSERT_TRUE(decode);
+  EXPECT_EQ(*decode, (NativeDecodeConfig{8, 2}));
+  EXPECT_EQ(parse_native_decode_name("native_decode_f32[rows=3,threads=2]").status().code(),
+            StatusCode::kParseError);
+}
+
+TEST(NativeGemm, SpaceConstraintsComeFromTheCacheSizes) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  auto shape = GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096");
+  ASSERT_TRUE(shape);
+  hw::CpuInfo small = hw::host_cpu();
+  small.l1d_bytes = 32 << 10;
+  small.l2_bytes = 256 << 10;
+  small.llc_bytes = 8 << 20;
+  hw::CpuInfo big = small;
+  big.l2_bytes = 2 << 20;
+  auto s_small = native_gemm_space(*shape, small, 2);
+  auto s_big = native_gemm_space(*shape, big, 2);
+  ASSERT_TRUE(s_small && s_big);
+  EXPECT_LT((*s_small)->valid_count(), (*s_big)->valid_count());
+  Rng rng(3);
+  for (const Config& point : (*s_small)->sample_valid(50, rng)) {
+    const NativeGemmConfig c = native_gemm_config(point);
+    EXPECT_LE(c.kc * c.nr * 4, 16 << 10) << point.to_string();
+    EXPECT_LE(c.mc * c.kc * 4, 256 << 10) << point.to_string();
+    EXPECT_EQ(c.mc % c.mr, 0);
+    EXPECT_EQ(c.nc % c.nr, 0);
+    EXPECT_TRUE(c.threads == 1 || c.threads == 2);
+  }
+  // n = 128: nc values stop at the first one covering n.
+  const Knob& nc = (*s_small)->knob(*(*s_small)->find_knob("nc"));
+  EXPECT_EQ(nc.entities.back(), 256);
+}
+
+}  // namespace
+}  // namespace tunekit::ops

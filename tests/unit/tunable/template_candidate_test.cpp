@@ -1,0 +1,229 @@
+// Unit tests for template candidates inside find_fastest and TunableOp, with a fake add template
+// whose configuration `speed` sets its call time: the search finds the fastest configuration
+// within its share of the budget, the winner's name carries it into the results file, a new op
+// rebuilds it from that name, bad names fall back to Default, and winners seed the next search.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "fake_op.hpp"
+#include "tunekit/core/log.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
+#include "tunekit/tunable/tunable_op.hpp"
+
+namespace tunekit {
+namespace {
+
+using testing::AddParams;
+using testing::AddProblem;
+using testing::FakeCandidate;
+
+// Time per call of configuration `speed`: fastest at 5 (10 us), 10 us more per step away.
+double spin_of(int speed) { return 10.0 + 10.0 * std::abs(speed - 5); }
+
+// "fake[speed=N]" for N in 1..8; `wrong` speeds compute a wrong sum.
+class FakeTemplate final : public FakeCandidate, public TemplateCandidate<AddParams> {
+ public:
+  explicit FakeTemplate(std::set<int> wrong = {})
+      : FakeCandidate("fake", "fake", spin_of(1)), wrong_(std::move(wrong)) {}
+
+  const std::string& family() const override { return name(); }
+  Expected<std::shared_ptr<const ConfigSpace>> space(const AddParams&) override {
+    auto space = std::make_shared<ConfigSpace>();
+    std::vector<nlohmann::json> speeds;
+    for (int s = 1; s <= 8; ++s) speeds.emplace_back(s);
+    EXPECT_TRUE(space->define_knob("speed", speeds));
+    return std::shared_ptr<const ConfigSpace>(std::move(space));
+  }
+  Expected<std::unique_ptr<Candidate<AddParams>>> instantiate(const AddParams&,
+                                                              const Config& config) override {
+    measured.push_back(static_cast<int>(config.number("speed")));
+    return make(static_cast<int>(config.number("speed")));
+  }
+  Expected<std::unique_ptr<Candidate<AddParams>>> from_name(std::string_view name) override {
+    if (name.rfind("fake[", 0) != 0) return Status(StatusCode::kNotFound, "not fake");
+    const std::string digits(name.substr(11, name.size() - 12));  // fake[speed=N]
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+      return Status(StatusCode::kParseError, "'" + std::string(name) + "': speed is no number");
+    }
+    const int speed = std::stoi(digits);
+    if (speed > 8) return Status(StatusCode::kUnsupported, "speed above 8");
+    rebuilt.push_back(speed);
+    return make(speed);
+  }
+  std::vector<Config> seeds(const AddParams&, const ConfigSpace& space) override {
+    std::vector<Config> out;
+    for (int speed : remembered) out.push_back(space.config_at(static_cast<std::uint64_t>(speed - 1)));
+    return out;
+  }
+  void remember(const AddParams&, const Config& config, double) override {
+    remembered.push_back(static_cast<int>(config.number("speed")));
+  }
+
+  std::vector<int> measured, rebuilt, remembered;
+  std::vector<FakeCandidate*> instances;
+
+ private:
+  std::unique_ptr<Candidate<AddParams>> make(int speed) {
+    auto c = std::make_unique<FakeCandidate>(
+        "fake[speed=" + std::to_string(speed) + "]", "fake", spin_of(speed),
+        wrong_.count(speed) ? testing::Behaviour::kWrong : testing::Behaviour::kCorrect);
+    instances.push_back(c.get());
+    return c;
+  }
+  std::set<int> wrong_;
+};
+
+class TemplateCandidateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    testing::clear_tunekit_env();
+    ctx_ = std::make_unique<TuningContext>();
+    ctx_->set_filename(dir_.file("results0.csv"));
+    ctx_->set_rotating_buffer_size(0);
+    ctx_->set_max_tuning_duration_ms(2);
+    ctx_->set_max_tuning_iterations(10);
+    testing::g_virtual_time = true;
+    ctx_->set_clock(&testing::virtual_now_ns);
+  }
+  void TearDown() override {
+    testing::g_virtual_time = false;
+    testing::clear_tunekit_env();
+    (void)log::set_sink("err");
+    log::set_level(0);
+  }
+  // Default (200 us) and the fake template.
+  CandidateList<AddParams> candidates(FakeTemplate*& tmpl, std::set<int> wrong = {}) {
+    CandidateList<AddParams> list;
+    list.push_back(std::make_unique<FakeCandidate>("Default", "default", 200.0));
+    auto t = std::make_unique<FakeTemplate>(std::move(wrong));
+    tmpl = t.get();
+    list.push_back(std::move(t));
+    return list;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<TuningContext> ctx_;
+};
+
+TEST_F(TemplateCandidateTest, FindFastestSearchesTheSpaceAndReportsTheConfiguration) {
+  FakeTemplate* tmpl = nullptr;
+  auto list = candidates(tmpl);
+  AddProblem problem(64);
+  auto settings = ctx_->tuning_settings();
+  ASSERT_TRUE(settings);
+  settings->max_search_trials = 8;
+  std::unique_ptr<Candidate<AddParams>> instance;
+  const TuneReport report = find_fastest(problem.params(), list, *settings, &instance);
+  ASSERT_TRUE(report.status.is_ok()) << report.status.to_string();
+  ASSERT_TRUE(report.winner);
+  EXPECT_EQ(*report.winner, 1U);
+  EXPECT_EQ(report.candidates[1].name, "fake[speed=5]");
+  EXPECT_EQ(report.candidates[1].search_trials, 8U);  // the whole space within the trials
+  ASSERT_TRUE(instance);
+  EXPECT_EQ(instance->name(), "fake[speed=5]");
+  EXPECT_EQ(tmpl->remembered, std::vector<int>{5});
+  EXPECT_EQ(tmpl->calls(), 0);  // the template itself never ran: its configurations did
+}
+
+TEST_F(TemplateCandidateTest, TheSearchKeepsToItsTrialShare) {
+  FakeTemplate* tmpl = nullptr;
+  auto list = candidates(tmpl);
+  AddProblem problem(64);
+  auto settings = ctx_->tuning_settings();
+  ASSERT_TRUE(settings);
+  settings->max_search_trials = 3;
+  const TuneReport report = find_fastest(problem.params(), list, *settings);
+  EXPECT_EQ(report.candidates[1].search_trials, 3U);
+  EXPECT_EQ(tmpl->measured.size(), 3U);
+}
+
+TEST_F(TemplateCandidateTest, AWrongWinningConfigurationFailsTheNumericalCheck) {
+  FakeTemplate* tmpl = nullptr;
+  auto list = candidates(tmpl, /*wrong=*/{5});
+  AddProblem problem(64);
+  auto settings = ctx_->tuning_settings();
+  ASSERT_TRUE(settings);
+  const TuneReport report = find_fastest(problem.params(), list, *settings);
+  ASSERT_TRUE(report.winner);
+  EXPECT_EQ(*report.winner, 0U);
+  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kWrongResult);
+  EXPECT_EQ(report.candidates[1].name, "fake[speed=5]");
+}
+
+TEST_F(TemplateCandidateTest, TheWinnerIsStoredByItsConfigurationAndRebuiltOnLoad) {
+  FakeTemplate* tmpl = nullptr;
+  {
+    TunableOp<AddParams> op(candidates(tmpl), *ctx_);
+    AddProblem problem(64);
+    ASSERT_TRUE(op(problem.params()));
+    EXPECT_TRUE(problem.correct());
+    EXPECT_EQ(op.cached_solution(problem.params()), "fake[speed=5]");
+  }
+  const auto lines = testing::result_lines_of(dir_.file("results0.csv"));
+  ASSERT_EQ(lines.size(), 1U);
+  EXPECT_NE(lines[0].find(",fake[speed=5],"), std::string::npos) << lines[0];
+
+  auto ctx = std::make_unique<TuningContext>();
+  ctx->set_filename(dir_.file("results0.csv"));
+  ctx->enable_tuning(false);
+  TunableOp<AddParams> reloaded(candidates(tmpl), *ctx);
+  AddProblem problem(64);
+  ASSERT_TRUE(reloaded(problem.params()));
+  EXPECT_TRUE(problem.correct());
+  EXPECT_EQ(tmpl->rebuilt, std::vector<int>{5});
+  ASSERT_EQ(tmpl->instances.size(), 1U);
+  EXPECT_EQ(tmpl->instances[0]->calls(), 1);
+  ASSERT_TRUE(reloaded(problem.params()));  // a hit: the same instance
+  EXPECT_EQ(tmpl->instances[0]->resolved_calls(), 1);
+}
+
+TEST_F(TemplateCandidateTest, AMalformedOrUnrunnableConfigurationWarnsOnceAndRunsDefault) {
+  FakeTemplate* first = nullptr;
+  {
+    TunableOp<AddParams> op(candidates(first), *ctx_);
+    AddProblem problem(64);
+    ASSERT_TRUE(op(problem.params()));
+  }
+  const std::string tuned = testing::slurp(dir_.file("results0.csv"));
+  for (const char* solution : {"fake[speed=x]", "fake[speed=99]"}) {
+    SCOPED_TRACE(solution);
+    const std::string file = dir_.file(std::string("bad") + solution[11] + "0.csv");
+    {
+      std::string text = tuned;
+      const std::string good = "fake[speed=5]";
+      text.replace(text.find(good), good.size(), solution);
+      std::ofstream(file) << text;
+    }
+    auto ctx = std::make_unique<TuningContext>();
+    ctx->set_filename(file);
+    ctx->enable_tuning(false);
+    const std::string log_path = dir_.file("log.txt");
+    ASSERT_TRUE(log::set_sink(log_path).is_ok());
+    FakeTemplate* tmpl = nullptr;
+    TunableOp<AddParams> op(candidates(tmpl), *ctx);
+    AddProblem problem(64);
+    ASSERT_TRUE(op(problem.params()));
+    EXPECT_TRUE(problem.correct());
+    EXPECT_EQ(op.cached_solution(problem.params()), "Default");
+    (void)log::set_sink("err");
+    const std::string text = testing::slurp(log_path);
+    EXPECT_NE(text.find(std::string("cannot rebuild ") + solution), std::string::npos) << text;
+  }
+}
+
+TEST_F(TemplateCandidateTest, WinnersOfEarlierProblemsAreMeasuredFirst) {
+  FakeTemplate* tmpl = nullptr;
+  TunableOp<AddParams> op(candidates(tmpl), *ctx_);
+  AddProblem first(64, 1);
+  ASSERT_TRUE(op(first.params()));
+  ASSERT_EQ(tmpl->remembered, std::vector<int>{5});
+  tmpl->measured.clear();
+  AddProblem second(64, 2);
+  ASSERT_TRUE(op(second.params()));
+  ASSERT_FALSE(tmpl->measured.empty());
+  EXPECT_EQ(tmpl->measured.front(), 5);
+}
+
+}  // namespace
+}  // namespace tunekit
