@@ -47,7 +47,7 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.note = "already tuned";
     // A solution no candidate of this build knows (renamed, or another machine's library) makes
     // dispatch run Default: say so instead of showing it as the winner.
-    if (!gemm_op().find_candidate(stored->solution)) {
+    if (!gemm_op().knows_solution(stored->solution)) {
       out.note = "already tuned; unknown solution, Default runs";
       log::warn(fmt::format(
           "{},{}: solution '{}' is not a candidate of this build; dispatch runs Default", op_sig,

@@ -179,9 +179,10 @@ class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandid
     if (!config) return config.status();
     return make(*config);
   }
-  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space) override {
+  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space,
+                            bool transfer) override {
     std::vector<Config> out;
-    for (const NativeGemmConfig& c : history_.nearest(p, kTransferSeeds)) {
+    for (const NativeGemmConfig& c : history_.nearest(p, transfer ? kTransferSeeds : 0)) {
       if (auto point = nearest_point(space, c)) out.push_back(std::move(*point));
     }
     if (auto point = nearest_point(space, default_config())) out.push_back(std::move(*point));
@@ -264,9 +265,10 @@ class NativeDecodeTemplate final : public GemmCandidateBase,
     if (!config) return config.status();
     return make(*config);
   }
-  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space) override {
+  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space,
+                            bool transfer) override {
     std::vector<Config> out;
-    std::vector<NativeDecodeConfig> wanted = history_.nearest(p, kTransferSeeds);
+    std::vector<NativeDecodeConfig> wanted = history_.nearest(p, transfer ? kTransferSeeds : 0);
     wanted.push_back(default_config());
     for (const NativeDecodeConfig& c : wanted) {
       const auto rows = std::find(space.knob(0).entities.begin(), space.knob(0).entities.end(),

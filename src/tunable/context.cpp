@@ -519,6 +519,21 @@ Status TuningContext::reset() {
   return reload_environment();
 }
 
+// The template search's share of the budget (TUNEKIT_MAX_SEARCH_TRIALS,
+// TUNEKIT_MAX_SEARCH_DURATION_MS, TUNEKIT_SEARCH_TRANSFER), read whenever settings are made.
+Status apply_search_environment(TuningSettings& s) {
+  auto trials = env::get_int("TUNEKIT_MAX_SEARCH_TRIALS");
+  if (!trials) return trials.status();
+  if (*trials) s.max_search_trials = static_cast<std::size_t>(std::max(1LL, **trials));
+  auto ms = env::get_int("TUNEKIT_MAX_SEARCH_DURATION_MS");
+  if (!ms) return ms.status();
+  if (*ms) s.max_search_duration_ms = std::max(1LL, **ms);
+  auto transfer = env::get_bool("TUNEKIT_SEARCH_TRANSFER");
+  if (!transfer) return transfer.status();
+  if (*transfer) s.search_transfer = **transfer;
+  return Status::ok();
+}
+
 Expected<TuningSettings> TuningContext::tuning_settings() const {
   TUNEKIT_RETURN_IF_ERROR(environment_status());
   auto numerics = try_numerical_check();
@@ -542,6 +557,7 @@ Expected<TuningSettings> TuningContext::tuning_settings() const {
     std::lock_guard lock(settle_mutex_);
     s.settle = settle_hook_;
   }
+  TUNEKIT_RETURN_IF_ERROR(apply_search_environment(s));
   return s;
 }
 

@@ -97,7 +97,7 @@ TUNEKIT_FILENAME=envname.csv expect_ok flag-wins "$TK" gemm --m 5 --n 5 --k 5 --
   --max-tuning-duration-ms 2 --results flagname.csv
 [ -f flagname.csv ] && [ ! -e envname0.csv ] && [ ! -e envname.csv ] && pass || fail "--results did not win over TUNEKIT_FILENAME"
 # A stored solution this build does not know is reported (dispatch runs Default).
-sed 's/^\(GemmTunableOp[^,]*,[^,]*\),[^,]*,/\1,nosuchlib,/' res.csv > unknown.csv
+sed -E 's/^(GemmTunableOp[^,]*,[^,]*),[^,[]*(\[[^]]*\])?,/\1,nosuchlib,/' res.csv > unknown.csv
 expect_ok unknown-solution "$TK" results show unknown.csv --threads 1
 grep -q "nosuchlib (unknown here: Default runs)" out.txt && pass || fail "results show: unknown solution not marked"
 expect_fail compare-nothing "nothing to compare" "$TK" compare "$DATA/small_untuned.csv" --results nothere.csv --threads 1

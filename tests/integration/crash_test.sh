@@ -16,7 +16,8 @@ results_of() { grep -vc '^Validator,' "$1"; }
 # Every result line has >= 4 fields and a numeric time, and the file ends with a line end.
 all_lines_whole() {
   [ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
-    awk -F, '!/^Validator,/ && (NF < 4 || $4 !~ /^[0-9.e+-]+$/) { bad = 1 } END { exit bad }' "$1"
+    awk '!/^Validator,/ { line = $0; gsub(/\[[^]]*\]/, "[]", line); n = split(line, f, ",")
+      if (n < 4 || f[4] !~ /^[0-9.e+-]+$/) bad = 1 } END { exit bad }' "$1"
 }
 
 for i in $(seq 0 11); do m=$((160 + 8 * i)); echo "GemmTunableOp_float_NN,nn_${m}_96_160_ld_${m}_160_${m}"; done >u.csv

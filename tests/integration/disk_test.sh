@@ -16,7 +16,8 @@ fast=(--candidates eigen)
 results_of() { grep -vc '^Validator,' "$1"; }
 all_lines_whole() {
   [ "$(tail -c1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
-    awk -F, '!/^Validator,/ && (NF < 4 || $4 !~ /^[0-9.e+-]+$/) { bad = 1 } END { exit bad }' "$1"
+    awk '!/^Validator,/ { line = $0; gsub(/\[[^]]*\]/, "[]", line); n = split(line, f, ",")
+      if (n < 4 || f[4] !~ /^[0-9.e+-]+$/) bad = 1 } END { exit bad }' "$1"
 }
 # Runs a command with a file size limit of $1 bytes (SIGXFSZ ignored, so writes fail with EFBIG
 # as on a full disk); its output goes through a pipe, which the limit does not touch.

@@ -45,7 +45,8 @@ class WorkloadSummary {
       speedups_.push_back(d->median_ms / tuned.median_ms);
     }
     for (const Contender& c : pc.contenders) {
-      if (c.index == Contender::kTuned) continue;
+      // tunekit's own kernels (their default configuration) are timed but are no library.
+      if (c.index == Contender::kTuned || c.library == "native") continue;
       const double ratio = pc.paired_ratio_to_tuned(c);
       if (std::isfinite(ratio)) fixed_ratios_[c.name].push_back(ratio);
     }

@@ -41,7 +41,7 @@ void show(const std::string& path, int threads) {
   for (const auto& r : content->results) {
     auto p = ops::GemmParams::from_signature(r.op_signature, r.params_signature);
     const std::string rate = p ? format_number(gflops(p->flops(), r.time_ms)) : "-";
-    const bool known = gemm_op().find_candidate(r.solution).has_value();
+    const bool known = gemm_op().knows_solution(r.solution);
     table.add_row({r.op_signature, r.params_signature,
                    known ? r.solution : r.solution + " (unknown here: Default runs)",
                    format_number(r.time_ms), rate});

@@ -87,6 +87,7 @@ std::vector<Contender> make_contenders(GemmTunableOp& op, const ops::GemmParams&
     Contender c;
     c.index = static_cast<int>(i);
     c.name = cands[i]->name();
+    c.library = std::string(cands[i]->library());
     contenders.push_back(std::move(c));
   }
   Contender tuned;

@@ -28,6 +28,7 @@ struct Contender {
   static constexpr int kTuned = -1;  ///< `index` of the tuned dispatch
   int index = 0;                     ///< candidate index, or kTuned
   std::string name;                  ///< candidate name, or "tuned (<solution>)"
+  std::string library;               ///< Candidate::library() ("native": tunekit's own kernels)
   int calls = 1;                     ///< calls per sample (0: its first call failed)
   std::vector<double> samples;       ///< per sample: the median per-call ms
   /// Per interleaved repeat: that repeat's sample, NaN when it failed (pairs repeats across

@@ -63,6 +63,9 @@ struct TuningSettings {
   /// batch; a single configuration whose calls take longer still completes).
   std::size_t max_search_trials = 24;
   long long max_search_duration_ms = 2000;
+  /// Whether the search measures the configurations that won the nearest problems tuned before
+  /// first (transfer across problems; TemplateCandidate::seeds).
+  bool search_transfer = true;
   bool cache_flush = true;                 ///< flush operand cache lines before each timed call
   NumericalCheck numerical_check{};        ///< compare every candidate's output with Default's
   /// Robust winner selection: candidates whose mean is within this fraction of the best are
@@ -131,6 +134,9 @@ struct TuningSettings {
 /// | TUNEKIT_WILDCARD_FALLBACK      | 0                     | bool                               |
 /// | TUNEKIT_DYNAMIC_DIMS           | none                  | M, N, K, B letters or mask 0..15   |
 /// | TUNEKIT_THREADS                | usable cores          | threads; <= 0 -> default           |
+/// | TUNEKIT_MAX_SEARCH_TRIALS      | 24                    | configurations per template        |
+/// | TUNEKIT_MAX_SEARCH_DURATION_MS | 2000                  | ms per template and problem        |
+/// | TUNEKIT_SEARCH_TRANSFER        | 1                     | bool: seed with nearest winners    |
 /// | TUNEKIT_<LIBRARY>_ENABLED      | 1                     | bool, per candidate library        |
 ///
 /// Thread-safe: dispatch-path getters are relaxed atomic loads; setters may run concurrently.

@@ -41,10 +41,11 @@ class TemplateCandidate {
   /// kParseError naming the field for a malformed name of this template; kUnsupported when the
   /// configuration cannot run on this machine (e.g. an AVX-512 micro-kernel on an AVX2 CPU).
   virtual Expected<std::unique_ptr<Candidate<Params>>> from_name(std::string_view name) = 0;
-  /// Points of `space` (= space(params)) to measure first, most promising first: configurations
-  /// that won on other problems (transfer across problems, nearest problems first) and the
+  /// Points of `space` (= space(params)) to measure first, most promising first: when
+  /// `transfer`, configurations that won on other problems (nearest problems first), then the
   /// template's own default. Default: none.
-  virtual std::vector<Config> seeds(const Params& /*params*/, const ConfigSpace& /*space*/) {
+  virtual std::vector<Config> seeds(const Params& /*params*/, const ConfigSpace& /*space*/,
+                                    bool /*transfer*/) {
     return {};
   }
   /// Records that `config` (a point of space(params)) was the fastest found for `params` with

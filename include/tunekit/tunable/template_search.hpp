@@ -35,7 +35,8 @@ struct TemplateSearchResult {
 
 /// Searches `family`'s space for `params` on the rotating operand `copies`:
 ///  1. the seeds (TemplateCandidate::seeds: configurations that won on the nearest problems
-///     tuned before, then the template's default) are measured first;
+///     tuned before, unless settings.search_transfer is off, then the template's default) are
+///     measured first;
 ///  2. the default strategy (kDefaultStrategy, seeded with them through Tuner::load_history)
 ///     proposes the rest until settings.max_search_trials configurations were measured or
 ///     settings.max_search_duration_ms passed (checked per batch of 4), with early stopping
@@ -75,7 +76,7 @@ TemplateSearchResult<Params> search_template(TemplateCandidate<Params>& family,
   Tuner tuner(task, std::move(*strategy), /*seed=*/0);
   std::vector<Trial> seeded;
   std::string last_error;
-  for (const Config& config : family.seeds(params, **space)) {
+  for (const Config& config : family.seeds(params, **space, settings.search_transfer)) {
     if (seeded.size() >= max_trials) break;
     const auto same = [&config](const Trial& t) { return t.config.index() == config.index(); };
     if (std::any_of(seeded.begin(), seeded.end(), same)) continue;

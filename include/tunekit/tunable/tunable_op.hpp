@@ -144,6 +144,17 @@ class TunableOp {
     if (it == index_.end()) return std::nullopt;
     return it->second;
   }
+  /// Whether a stored solution named `name` runs as itself here (else dispatch runs Default): a
+  /// registered candidate's name, or a configuration a template candidate rebuilds on this
+  /// machine (TemplateCandidate::from_name).
+  bool knows_solution(std::string_view name) const {
+    if (find_candidate(name)) return true;
+    for (const auto& c : candidates_) {
+      TemplateCandidate<Params>* family = as_template(*c);
+      if (family != nullptr && family->from_name(name)) return true;
+    }
+    return false;
+  }
   /// Name of the solution the next call with `params` would run without taking the slow path,
   /// or nullopt when it is not cached (or the cache entry is stale). Lock-free.
   std::optional<std::string> cached_solution(const Params& params) const {

@@ -43,7 +43,8 @@ TEST(GemmPlan, IntelXeonWithAmxGetsTheSkylakeXCopyAndSkxPlusHaswell) {
   const GemmPlan plan = plan_gemm_candidates(fixture("intel_xeon_amx"), build("Prescott"));
   EXPECT_EQ(plan.names(),
             (Names{"Default", "openblas[core=skylakex]", "blis[arch=skx]", "blis[arch=haswell]",
-                   "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm"}));
+                   "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm",
+                   "native_f32", "native_decode_f32"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"SkylakeX"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v4"});
   EXPECT_TRUE(plan.warnings.empty());
@@ -54,7 +55,7 @@ TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
   // than haswell there (machine-notes.md), although the CPU could run it.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen4"), build("Cooperlake"));
   EXPECT_EQ(plan.names(), (Names{"Default", "blis[arch=zen3]", "eigen", "onednn_matmul",
-                                 "onednn_sgemm", "libxsmm"}));
+                                 "onednn_sgemm", "libxsmm", "native_f32", "native_decode_f32"}));
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v4"});
   EXPECT_TRUE(plan.warnings.empty());
 }
@@ -63,7 +64,8 @@ TEST(GemmPlan, AmdZen3GetsTheHaswellCopyZen3AndTheAvx2Eigen) {
   // OpenBLAS 0.3.21 runs its Zen core there; its Haswell core was faster on small GEMMs.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen3"), build("Zen"));
   EXPECT_EQ(plan.names(), (Names{"Default", "openblas[core=haswell]", "blis[arch=zen3]", "eigen",
-                                 "onednn_matmul", "onednn_sgemm", "libxsmm"}));
+                                 "onednn_matmul", "onednn_sgemm", "libxsmm", "native_f32",
+                                 "native_decode_f32"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"Haswell"});
   EXPECT_EQ(plan.settings(GemmFamily::kBlis), Names{"zen3"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v3"});
@@ -90,7 +92,8 @@ TEST(GemmPlan, WithoutNamespacesThereAreNoLibraryCopies) {
   GemmBuildFacts asan = build("Prescott", "haswell,zen3");
   asan.namespaces = false;
   const GemmPlan plan = plan_gemm_candidates(fixture("intel_xeon_amx"), asan);
-  EXPECT_EQ(plan.names(), (Names{"Default", "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm"}));
+  EXPECT_EQ(plan.names(), (Names{"Default", "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm",
+                                 "native_f32", "native_decode_f32"}));
   EXPECT_TRUE(plan.warnings.empty());
 }
 

@@ -99,6 +99,18 @@ TEST(ResultsParse, DuplicatesFirstWins) {
   EXPECT_NE(parsed->duplicates[0].find("d.csv:2"), std::string::npos);
 }
 
+TEST(ResultsParse, ATemplateConfigurationInBracketsIsOneField) {
+  const std::string name = "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2]";
+  auto parsed = parse_results("op,p," + name + ",0.5,BLAS_PARAMS: - { M: 1, N: 2 }\n", "t.csv");
+  ASSERT_TRUE(parsed.has_value()) << parsed.status().to_string();
+  ASSERT_EQ(parsed->results.size(), 1u);
+  EXPECT_EQ(parsed->results[0].solution, name);
+  EXPECT_EQ(parsed->results[0].time_ms, 0.5);
+  EXPECT_EQ(parsed->results[0].extra, "BLAS_PARAMS: - { M: 1, N: 2 }");
+  EXPECT_EQ(format_result_line(parsed->results[0]),
+            "op,p," + name + ",0.5,BLAS_PARAMS: - { M: 1, N: 2 }");
+}
+
 TEST(Wildcard, MatchesTokenByToken) {
   EXPECT_TRUE(wildcard_match("nn_*_64_64_ld_*_64_*", "nn_37_64_64_ld_37_64_37"));
   EXPECT_FALSE(wildcard_match("nn_*_64_64_ld_*_64_*", "nn_37_64_65_ld_37_64_37"));

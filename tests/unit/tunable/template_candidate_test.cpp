@@ -4,6 +4,7 @@
 // rebuilds it from that name, bad names fall back to Default, and winners seed the next search.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "fake_op.hpp"
@@ -51,9 +52,12 @@ class FakeTemplate final : public FakeCandidate, public TemplateCandidate<AddPar
     rebuilt.push_back(speed);
     return make(speed);
   }
-  std::vector<Config> seeds(const AddParams&, const ConfigSpace& space) override {
+  std::vector<Config> seeds(const AddParams&, const ConfigSpace& space, bool transfer) override {
     std::vector<Config> out;
-    for (int speed : remembered) out.push_back(space.config_at(static_cast<std::uint64_t>(speed - 1)));
+    if (!transfer) return out;
+    for (int speed : remembered) {
+      out.push_back(space.config_at(static_cast<std::uint64_t>(speed - 1)));
+    }
     return out;
   }
   void remember(const AddParams&, const Config& config, double) override {
@@ -223,6 +227,19 @@ TEST_F(TemplateCandidateTest, WinnersOfEarlierProblemsAreMeasuredFirst) {
   ASSERT_TRUE(op(second.params()));
   ASSERT_FALSE(tmpl->measured.empty());
   EXPECT_EQ(tmpl->measured.front(), 5);
+  // Transfer off: the search proposes what it would without any history.
+  ::setenv("TUNEKIT_SEARCH_TRANSFER", "0", 1);
+  tmpl->measured.clear();
+  AddProblem third(64, 3);
+  ASSERT_TRUE(op(third.params()));
+  FakeTemplate* fresh = nullptr;
+  TunableOp<AddParams> other(candidates(fresh), *ctx_);
+  AddProblem fifth(64, 5);  // a problem of its own: the first op stored the third
+  ASSERT_TRUE(other(fifth.params()));
+  EXPECT_EQ(tmpl->measured, fresh->measured);
+  ::setenv("TUNEKIT_SEARCH_TRANSFER", "x", 1);
+  AddProblem fourth(64, 4);
+  EXPECT_EQ(op(fourth.params()).code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace
