@@ -7,6 +7,8 @@
 // native's share of the FMA peak (large problems) or of the read-bandwidth bound (1 token).
 // Run: build/bench/native_gemm [--threads N] [--search-ms MS] [--problems large,prefill,decode]
 //      [benchmark flags]; figures in docs/native.md.
+#include "tunekit/ops/native_gemm.hpp"
+
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 #include <omp.h>
@@ -21,7 +23,6 @@
 
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/ops/gemm_candidates.hpp"
-#include "tunekit/ops/native_gemm.hpp"
 #include "tunekit/ops/threading.hpp"
 #include "tunekit/tunable/find_fastest.hpp"
 #include "tunekit/tunable/template_candidate.hpp"
@@ -126,10 +127,9 @@ void BM_ReadBandwidth(benchmark::State& state) {
     }
   }
   benchmark::DoNotOptimize(sink);
-  state.counters["GB/s"] =
-      benchmark::Counter(static_cast<double>(data.size()) * 4.0 *
-                             static_cast<double>(state.iterations()) * 1e-9,
-                         benchmark::Counter::kIsRate);
+  state.counters["GB/s"] = benchmark::Counter(
+      static_cast<double>(data.size()) * 4.0 * static_cast<double>(state.iterations()) * 1e-9,
+      benchmark::Counter::kIsRate);
 }
 
 // ---- GEMM ----------------------------------------------------------------------------------
@@ -252,11 +252,10 @@ void summarise(const Collector& collected, const std::vector<GemmParams>& shapes
       const double gbs = native / shape.flops() * static_cast<double>(shape.a_bytes());
       bound_share = gbs / bandwidth;
     }
-    std::printf("%-40s %-18s %9.1f %9.1f %7.3f %8.1f%%  %s\n", shape.signature().c_str(),
-                best_name.c_str(), best, native, best > 0 ? native / best : 0.0,
-                100.0 * bound_share, native_names.count(shape.signature())
-                                         ? native_names.at(shape.signature()).c_str()
-                                         : "");
+    std::printf(
+        "%-40s %-18s %9.1f %9.1f %7.3f %8.1f%%  %s\n", shape.signature().c_str(), best_name.c_str(),
+        best, native, best > 0 ? native / best : 0.0, 100.0 * bound_share,
+        native_names.count(shape.signature()) ? native_names.at(shape.signature()).c_str() : "");
   }
 }
 
@@ -282,10 +281,16 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   tunekit::ops::set_num_threads(g_threads);
-  benchmark::RegisterBenchmark("peak/fma", BM_FmaPeak)->Arg(g_threads)->ArgName("threads")
-      ->UseRealTime()->MinTime(0.5);
-  benchmark::RegisterBenchmark("bound/read", BM_ReadBandwidth)->Arg(g_threads)
-      ->ArgName("threads")->UseRealTime()->MinTime(1.0);
+  benchmark::RegisterBenchmark("peak/fma", BM_FmaPeak)
+      ->Arg(g_threads)
+      ->ArgName("threads")
+      ->UseRealTime()
+      ->MinTime(0.5);
+  benchmark::RegisterBenchmark("bound/read", BM_ReadBandwidth)
+      ->Arg(g_threads)
+      ->ArgName("threads")
+      ->UseRealTime()
+      ->MinTime(1.0);
   std::vector<GemmParams> shapes;
   std::vector<std::unique_ptr<Candidate<GemmParams>>> natives;
   std::map<std::string, std::string> native_names;
@@ -298,12 +303,16 @@ int main(int argc, char** argv) {
     for (auto& c : candidates()) {
       if (c->library() == "native" || !c->supports(*shape)) continue;
       benchmark::RegisterBenchmark((prefix + c->name()).c_str(), run_gemm, c.get(), *shape)
-          ->UseRealTime()->MinTime(0.5)->Unit(benchmark::kMillisecond);
+          ->UseRealTime()
+          ->MinTime(0.5)
+          ->Unit(benchmark::kMillisecond);
     }
     if (auto native = tune_native(*shape)) {
       native_names[shape->signature()] = native->name();
       benchmark::RegisterBenchmark((prefix + "native").c_str(), run_gemm, native.get(), *shape)
-          ->UseRealTime()->MinTime(0.5)->Unit(benchmark::kMillisecond);
+          ->UseRealTime()
+          ->MinTime(0.5)
+          ->Unit(benchmark::kMillisecond);
       natives.push_back(std::move(native));
     }
   }

@@ -5,6 +5,8 @@ The engine is C++ (the extension module ``tunekit._tunekit``); this package is i
 * ``tunekit.matmul(a, b, out=None)`` and ``tunekit.gemm(transa, transb, alpha, a, b, beta, c)``:
   GEMMs on NumPy arrays, buffer-protocol and DLPack objects, dispatched through the tuned
   TunableOp (the fastest library for each problem on this machine);
+* ``tunekit.Linear(weights)``: ``y = x @ weights.T`` with constant float32 weights, tuned per
+  token count among candidates that pack the weights once (tunekit's own kernels, oneDNN);
 * ``tunekit.tunable``: the settings, results files and offline tuning, function by function as
   ``torch.cuda.tunable``;
 * AutoTVM's workflow under AutoTVM's names (``tunekit.template``, ``get_config``, ``task.create``,
@@ -21,6 +23,7 @@ from ._tunekit import (
     DTypeError,
     FileIOError,
     InvalidArgumentError,
+    Linear,
     NotFoundError,
     ParseError,
     RunError,
@@ -46,6 +49,7 @@ __all__ = [
     "DTypeError",
     "FileIOError",
     "InvalidArgumentError",
+    "Linear",
     "NotFoundError",
     "ParseError",
     "RunError",

@@ -29,7 +29,9 @@ constexpr FamilyFactory kFactories[] = {
     {GemmFamily::kBlis, [](const PlannedGemmCandidate& c) { return detail::make_blis(c.setting); }},
     {GemmFamily::kEigen, [](const PlannedGemmCandidate&) { return detail::make_eigen(); }},
     {GemmFamily::kOnednnMatmul,
-     [](const PlannedGemmCandidate&) { return detail::make_onednn_matmul(false); }},
+     [](const PlannedGemmCandidate&) {
+       return detail::make_onednn_matmul(detail::OnednnWeights::kPlain);
+     }},
     {GemmFamily::kOnednnSgemm,
      [](const PlannedGemmCandidate&) { return detail::make_onednn_sgemm(); }},
     {GemmFamily::kLibxsmm, [](const PlannedGemmCandidate&) { return detail::make_libxsmm(); }},

@@ -232,7 +232,13 @@ std::unique_ptr<GemmCandidate> make_openblas_core(std::string core);
 /// runs the arch's kernels; otherwise kUnsupported.
 std::unique_ptr<GemmCandidate> make_blis(std::string arch);
 std::unique_ptr<GemmCandidate> make_eigen();
-std::unique_ptr<GemmCandidate> make_onednn_matmul(bool packed_weights);
+/// How onednn_matmul treats the weights (op(A), oneDNN's weights): as given ("onednn_matmul"),
+/// reordered into the layout the primitive prefers on every call ("onednn_matmul[packed_b]"),
+/// or reordered once, on the instance's first run, and reused ("onednn_matmul[constant_b]";
+/// the constant-weights mode of ops::Linear: such an instance serves one problem whose A never
+/// changes, and refuses other problems with kUnsupported).
+enum class OnednnWeights { kPlain, kPackedPerCall, kConstant };
+std::unique_ptr<GemmCandidate> make_onednn_matmul(OnednnWeights weights);
 std::unique_ptr<GemmCandidate> make_onednn_sgemm();
 std::unique_ptr<GemmCandidate> make_libxsmm();
 

@@ -94,9 +94,8 @@ Expected<int> int_field(std::string_view name, const std::pair<std::string, std:
   const std::string& text = field.second;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
-    return Status(StatusCode::kParseError,
-                  fmt::format("'{}': {}={} is not an integer in [{}, {}]", name, field.first, text,
-                              lo, hi));
+    return Status(StatusCode::kParseError, fmt::format("'{}': {}={} is not an integer in [{}, {}]",
+                                                       name, field.first, text, lo, hi));
   }
   return value;
 }
@@ -116,8 +115,7 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
   auto fields = fields_of(name, kNativeGemmFamily);
   if (!fields) return fields.status();
   const auto& f = *fields;
-  TUNEKIT_RETURN_IF_ERROR(
-      expect_keys(name, f, {"mr", "nr", "kc", "mc", "nc", "order", "threads"}));
+  TUNEKIT_RETURN_IF_ERROR(expect_keys(name, f, {"mr", "nr", "kc", "mc", "nc", "order", "threads"}));
   NativeGemmConfig c;
   int* ints[] = {&c.mr, &c.nr, &c.kc, &c.mc, &c.nc};
   const int hi[] = {64, 64, 1 << 20, 1 << 24, 1 << 24};
@@ -140,8 +138,8 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
   }
   if (detail::native_build_for(c.mr, c.nr) == nullptr) {
     return Status(StatusCode::kUnsupported,
-                  fmt::format("'{}': no {}x{} micro-kernel runs on this CPU ({})", name, c.mr,
-                              c.nr, hw::host_cpu().describe()));
+                  fmt::format("'{}': no {}x{} micro-kernel runs on this CPU ({})", name, c.mr, c.nr,
+                              hw::host_cpu().describe()));
   }
   return c;
 }
@@ -203,8 +201,9 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
       "accumulators + A vectors + 1 broadcast <= vector registers", {"tile"},
       [fits](const ConfigView& v) { return static_cast<bool>(fits[v.position(0)]); }));
   TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
-      "kc x nr micro-panel of B <= L1d / 2", {"tile", "kc"},
-      [tile_of, l1](const ConfigView& v) { return v.number("kc") * tile_of(v).second * 4 <= l1 / 2; }));
+      "kc x nr micro-panel of B <= L1d / 2", {"tile", "kc"}, [tile_of, l1](const ConfigView& v) {
+        return v.number("kc") * tile_of(v).second * 4 <= l1 / 2;
+      }));
   TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
       "mc x kc block of A <= L2", {"tile", "kc", "mc"}, [tile_of, l2](const ConfigView& v) {
         const int mc = round_to(static_cast<std::int64_t>(v.number("mc")), tile_of(v).first);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <vector>
 
 #include "ops/gemm_internal.hpp"
 #include "ops/native_build.hpp"
@@ -54,13 +55,16 @@ Status float_only(const GemmParams& p, std::string_view family) {
                 fmt::format("{}: runs float problems only, not {}", family, dtype_name(p.dtype)));
 }
 
-// One configuration of the blocked family.
+// One configuration of the blocked family. With `constant_a` (ops::Linear) it packs op(A) on its
+// first run into a buffer it owns and reuses it: it then serves that one problem only.
 class NativeGemmInstance final : public GemmCandidateBase {
  public:
-  NativeGemmInstance(const NativeGemmConfig& config, const NativeKernels* kernels)
+  NativeGemmInstance(const NativeGemmConfig& config, const NativeKernels* kernels,
+                     bool constant_a = false)
       : GemmCandidateBase(solution_name(config), "native"),
         blocking_(blocking_of(config)),
-        kernels_(kernels) {}
+        kernels_(kernels),
+        constant_a_(constant_a) {}
 
   Expected<LibraryBinding> binding() override {
     return describe_entry(reinterpret_cast<const void*>(kernels_->gemm), "tunekit native_f32",
@@ -69,8 +73,20 @@ class NativeGemmInstance final : public GemmCandidateBase {
   }
 
  protected:
-  Status supports_impl(const GemmParams& p) const override { return float_only(p, name()); }
+  Status supports_impl(const GemmParams& p) const override {
+    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
+    if (constant_a_ && p.kind != GemmKind::kGemm) {
+      return unsupported("constant weights are packed for plain GEMMs only");
+    }
+    return Status::ok();
+  }
   Status run_impl(const GemmParams& p) override {
+    if (constant_a_) {
+      auto packed = packed_a(p);
+      if (!packed) return packed.status();
+      kernels_->gemm(native_call(plain_gemm_call(p)), blocking_, *packed);
+      return Status::ok();
+    }
     return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
       kernels_->gemm(native_call(c), blocking_, nullptr);
       return Status::ok();
@@ -78,8 +94,27 @@ class NativeGemmInstance final : public GemmCandidateBase {
   }
 
  private:
+  Expected<const float*> packed_a(const GemmParams& p) {
+    std::lock_guard lock(pack_mutex_);
+    if (!packed_.empty()) {
+      if (!(packed_key_ == p.key())) {
+        return unsupported("a constant-weights instance serves the one problem it packed for");
+      }
+      return static_cast<const float*>(packed_.data());
+    }
+    const NativeCall call = native_call(plain_gemm_call(p));
+    packed_.resize(kernels_->packed_a_floats(call.m, call.k, blocking_));
+    kernels_->pack_a(call, blocking_, packed_.data());
+    packed_key_ = p.key();
+    return static_cast<const float*>(packed_.data());
+  }
+
   NativeBlocking blocking_;
   const NativeKernels* kernels_;
+  bool constant_a_;
+  std::mutex pack_mutex_;
+  std::vector<float> packed_;  // op(A) in the driver's block order (constant_a_)
+  GemmKey packed_key_{};
 };
 
 // One configuration of the decode family.
@@ -158,7 +193,8 @@ constexpr std::size_t kTransferSeeds = 3;
 
 class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandidate<GemmParams> {
  public:
-  NativeGemmTemplate() : GemmCandidateBase(std::string(kNativeGemmFamily), "native") {}
+  explicit NativeGemmTemplate(bool constant_a)
+      : GemmCandidateBase(std::string(kNativeGemmFamily), "native"), constant_a_(constant_a) {}
 
   const std::string& family() const override { return name(); }
   Expected<LibraryBinding> binding() override {
@@ -172,15 +208,14 @@ class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandid
   }
   Expected<std::unique_ptr<Candidate<GemmParams>>> instantiate(const GemmParams&,
                                                                const Config& config) override {
-    return make(native_gemm_config(config));
+    return make(native_gemm_config(config), constant_a_);
   }
   Expected<std::unique_ptr<Candidate<GemmParams>>> from_name(std::string_view name) override {
     auto config = parse_native_gemm_name(name);
     if (!config) return config.status();
-    return make(*config);
+    return make(*config, constant_a_);
   }
-  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space,
-                            bool transfer) override {
+  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space, bool transfer) override {
     std::vector<Config> out;
     for (const NativeGemmConfig& c : history_.nearest(p, transfer ? kTransferSeeds : 0)) {
       if (auto point = nearest_point(space, c)) out.push_back(std::move(*point));
@@ -218,13 +253,15 @@ class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandid
     c.threads = num_threads();
     return c;
   }
-  static Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeGemmConfig& c) {
+  static Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeGemmConfig& c,
+                                                               bool constant_a = false) {
     const NativeKernels* k = native_build_for(c.mr, c.nr);
     if (k == nullptr) {
       return Status(StatusCode::kUnsupported,
                     fmt::format("native_f32: no {}x{} micro-kernel on this CPU", c.mr, c.nr));
     }
-    return std::unique_ptr<Candidate<GemmParams>>(std::make_unique<NativeGemmInstance>(c, k));
+    return std::unique_ptr<Candidate<GemmParams>>(
+        std::make_unique<NativeGemmInstance>(c, k, constant_a));
   }
   Expected<Candidate<GemmParams>*> default_instance() {
     std::lock_guard lock(mutex_);
@@ -236,13 +273,13 @@ class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandid
     return default_.get();
   }
 
+  bool constant_a_;
   History<NativeGemmConfig> history_;
   std::mutex mutex_;
   std::unique_ptr<Candidate<GemmParams>> default_;
 };
 
-class NativeDecodeTemplate final : public GemmCandidateBase,
-                                   public TemplateCandidate<GemmParams> {
+class NativeDecodeTemplate final : public GemmCandidateBase, public TemplateCandidate<GemmParams> {
  public:
   NativeDecodeTemplate() : GemmCandidateBase(std::string(kNativeDecodeFamily), "native") {}
 
@@ -265,20 +302,19 @@ class NativeDecodeTemplate final : public GemmCandidateBase,
     if (!config) return config.status();
     return make(*config);
   }
-  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space,
-                            bool transfer) override {
+  std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space, bool transfer) override {
     std::vector<Config> out;
     std::vector<NativeDecodeConfig> wanted = history_.nearest(p, transfer ? kTransferSeeds : 0);
     wanted.push_back(default_config());
     for (const NativeDecodeConfig& c : wanted) {
       const auto rows = std::find(space.knob(0).entities.begin(), space.knob(0).entities.end(),
                                   nlohmann::json(c.rows));
-      const auto threads = std::find(space.knob(1).entities.begin(),
-                                     space.knob(1).entities.end(), nlohmann::json(c.threads));
+      const auto threads = std::find(space.knob(1).entities.begin(), space.knob(1).entities.end(),
+                                     nlohmann::json(c.threads));
       if (rows == space.knob(0).entities.end() || threads == space.knob(1).entities.end()) continue;
-      out.push_back(space.config_of(
-          {static_cast<std::uint32_t>(rows - space.knob(0).entities.begin()),
-           static_cast<std::uint32_t>(threads - space.knob(1).entities.begin())}));
+      out.push_back(
+          space.config_of({static_cast<std::uint32_t>(rows - space.knob(0).entities.begin()),
+                           static_cast<std::uint32_t>(threads - space.knob(1).entities.begin())}));
     }
     return out;
   }
@@ -328,8 +364,8 @@ Status native_gemm(const GemmParams& params, const NativeGemmConfig& config) {
   return detail::NativeGemmInstance(config, k).run(params);
 }
 
-std::unique_ptr<GemmCandidate> make_native_gemm_template() {
-  return std::make_unique<detail::NativeGemmTemplate>();
+std::unique_ptr<GemmCandidate> make_native_gemm_template(bool constant_a) {
+  return std::make_unique<detail::NativeGemmTemplate>(constant_a);
 }
 
 std::unique_ptr<GemmCandidate> make_native_decode_template() {

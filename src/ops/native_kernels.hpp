@@ -49,11 +49,11 @@ struct NativeTile {
 
 /// Entry points of one build. Call them only on a CPU of the build's level.
 struct NativeKernels {
-  const char* level;         ///< "x86-64-v3" or "x86-64-v4"
-  const NativeTile* tiles;   ///< micro-kernel shapes, first = the build's default
+  const char* level;        ///< "x86-64-v3" or "x86-64-v4"
+  const NativeTile* tiles;  ///< micro-kernel shapes, first = the build's default
   int tile_count;
-  int vector_floats;         ///< floats per vector register (8 or 16)
-  int vector_registers;      ///< architectural vector registers (16 or 32)
+  int vector_floats;     ///< floats per vector register (8 or 16)
+  int vector_registers;  ///< architectural vector registers (16 or 32)
   /// Runs `call` with `blocking`; `packed_a` (may be null) is op(A) packed by pack_a() with the
   /// same mr, mc and kc (constant weights: call.a is then not read). Returns false when the
   /// blocking's tile is not one of this build's (nothing is computed then).

@@ -256,17 +256,32 @@ GemmParams staged_to_float(const GemmParams& p) {
   return q;
 }
 
+const char* matmul_name(OnednnWeights mode) {
+  switch (mode) {
+    case OnednnWeights::kPackedPerCall:
+      return "onednn_matmul[packed_b]";
+    case OnednnWeights::kConstant:
+      return "onednn_matmul[constant_b]";
+    default:
+      return "onednn_matmul";
+  }
+}
+
 class OnednnMatmul final : public GemmCandidateBase {
  public:
-  explicit OnednnMatmul(bool packed)
-      : GemmCandidateBase(packed ? "onednn_matmul[packed_b]" : "onednn_matmul", "onednn"),
-        packed_(packed) {}
+  explicit OnednnMatmul(OnednnWeights mode)
+      : GemmCandidateBase(matmul_name(mode), "onednn"),
+        packed_(mode != OnednnWeights::kPlain),
+        constant_(mode == OnednnWeights::kConstant) {}
 
   Expected<LibraryBinding> binding() override {
-    return describe_entry(
-        reinterpret_cast<const void*>(&dnnl_primitive_execute), "dnnl_primitive_execute",
-        fmt::format("{} matmul{}, isa={}", dnnl_version_string(),
-                    packed_ ? " with weights reordered per call" : "", dnnl_isa_name()));
+    return describe_entry(reinterpret_cast<const void*>(&dnnl_primitive_execute),
+                          "dnnl_primitive_execute",
+                          fmt::format("{} matmul{}, isa={}", dnnl_version_string(),
+                                      constant_ ? " with weights reordered once"
+                                      : packed_ ? " with weights reordered per call"
+                                                : "",
+                                      dnnl_isa_name()));
   }
 
   /// Implementation oneDNN chose for `p` (e.g. "brg:avx512_core_amx_bf16"); creates the
@@ -299,7 +314,11 @@ class OnednnMatmul final : public GemmCandidateBase {
     if (stream == nullptr) return Status(StatusCode::kRuntimeError, "oneDNN stream unavailable");
     thread_local ThreadBuffer scratchpad, packed_weights;
     const void* weights = p.a;
-    if (prim.reorder != nullptr) {
+    if (constant_) {
+      auto packed = constant_weights(p, prim, stream);
+      if (!packed) return packed.status();
+      weights = *packed;
+    } else if (prim.reorder != nullptr) {
       void* packed = packed_weights.get(prim.packed_weights_bytes);
       if (packed == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
       MemoryArgs reorder_args;
@@ -342,6 +361,35 @@ class OnednnMatmul final : public GemmCandidateBase {
   }
 
  private:
+  // Constant weights: reordered on the first run of this instance (which serves one problem)
+  // into a buffer it owns, then reused. kUnsupported for a second problem.
+  Expected<const void*> constant_weights(const GemmParams& p, const MatmulPrimitive& prim,
+                                         dnnl_stream_t stream) {
+    std::lock_guard lock(constant_mutex_);
+    if (constant_ready_) {
+      if (!(constant_key_ == p.key())) {
+        return unsupported("a constant-weights instance serves the one problem it packed for");
+      }
+      return static_cast<const void*>(constant_buffer_.get(0));
+    }
+    void* packed = constant_buffer_.get(prim.packed_weights_bytes);
+    if (packed == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
+    MemoryArgs reorder_args;
+    if (reorder_args.add(DNNL_ARG_FROM, prim.weights_md, p.a) != dnnl_success ||
+        reorder_args.add(DNNL_ARG_TO, prim.packed_weights_md, packed) != dnnl_success) {
+      return Status(StatusCode::kRuntimeError, "oneDNN: cannot wrap weights memory");
+    }
+    dnnl_status_t s =
+        dnnl_primitive_execute(prim.reorder, stream, reorder_args.size(), reorder_args.data());
+    if (s == dnnl_success) s = dnnl_stream_wait(stream);
+    if (s != dnnl_success) {
+      return Status(StatusCode::kRuntimeError, "oneDNN weights reorder: " + dnnl_error(s));
+    }
+    constant_key_ = p.key();
+    constant_ready_ = true;
+    return static_cast<const void*>(packed);
+  }
+
   MatmulKey key_of(const GemmParams& p) const {
     MatmulKey k;
     k.problem = p.key();
@@ -467,6 +515,11 @@ class OnednnMatmul final : public GemmCandidateBase {
   }
 
   bool packed_;
+  bool constant_;
+  std::mutex constant_mutex_;
+  ThreadBuffer constant_buffer_;  // the constant weights (not per thread here: one owner)
+  GemmKey constant_key_{};
+  bool constant_ready_ = false;
   std::shared_mutex mutex_;
   std::unordered_map<MatmulKey, std::shared_ptr<const MatmulPrimitive>, MatmulKeyHash> cache_;
 };
@@ -524,8 +577,8 @@ class OnednnSgemm final : public GemmCandidateBase {
 
 }  // namespace
 
-std::unique_ptr<GemmCandidate> make_onednn_matmul(bool packed_weights) {
-  return std::make_unique<OnednnMatmul>(packed_weights);
+std::unique_ptr<GemmCandidate> make_onednn_matmul(OnednnWeights weights) {
+  return std::make_unique<OnednnMatmul>(weights);
 }
 
 std::unique_ptr<GemmCandidate> make_onednn_sgemm() { return std::make_unique<OnednnSgemm>(); }

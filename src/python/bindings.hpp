@@ -15,6 +15,8 @@ void bind_tunable(nanobind::module_& m);
 void bind_offline(nanobind::module_& m);
 /// matmul and gemm on NumPy arrays, buffer-protocol and DLPack objects (gemm_binding.cpp).
 void bind_gemm(nanobind::module_& m);
+/// Linear: constant-weights GEMM handle (linear_binding.cpp).
+void bind_linear(nanobind::module_& m);
 /// AutoTVM's workflow on the kernel engine: the submodule autotvm (space_binding.cpp,
 /// kernel_binding.cpp).
 void bind_autotvm(nanobind::module_& m);

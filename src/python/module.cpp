@@ -8,5 +8,6 @@ NB_MODULE(_tunekit, m) {
   tunekit::python::bind_tunable(m);
   tunekit::python::bind_offline(m);
   tunekit::python::bind_gemm(m);
+  tunekit::python::bind_linear(m);
   tunekit::python::bind_autotvm(m);
 }

@@ -70,8 +70,7 @@ std::vector<std::pair<int, int>> native_tiles();
 /// (cpu.l1d_bytes, l2_bytes, llc_bytes; 32 KiB, 512 KiB, 16 MiB when unknown).
 /// Errors: kUnsupported for a CPU without micro-kernels (below x86-64-v3).
 Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& params,
-                                                               const hw::CpuInfo& cpu,
-                                                               int threads);
+                                                               const hw::CpuInfo& cpu, int threads);
 /// The configuration a point of native_gemm_space() stands for (mc, nc rounded).
 NativeGemmConfig native_gemm_config(const Config& config);
 /// The space's point closest to `config` (same tile, order and threads where offered; nearest
@@ -92,7 +91,9 @@ Status native_gemm(const GemmParams& params, const NativeGemmConfig& config);
 /// problem) and "native_decode_f32" (n <= 16, transa 't'). Library "native"
 /// (TUNEKIT_NATIVE_ENABLED). Each remembers the winning configurations of the problems it was
 /// tuned on in this process and measures the nearest problems' winners first (transfer).
-std::unique_ptr<GemmCandidate> make_native_gemm_template();
+/// With `constant_a` (ops::Linear) the blocked family's instances pack op(A) once, on their
+/// first run, and serve only that problem (plain GEMMs only).
+std::unique_ptr<GemmCandidate> make_native_gemm_template(bool constant_a = false);
 std::unique_ptr<GemmCandidate> make_native_decode_template();
 
 }  // namespace tunekit::ops

@@ -21,12 +21,14 @@
 namespace tunekit {
 
 /// Measures configurations of one template on one problem. Per configuration: instantiate,
-/// supports(), prepare(), one untimed call, then timed calls while they fit in `trial_ms` (at
-/// least 1, at most `max_calls`), each on the next rotating copy (`advance` runs before every
-/// call, outside the timed region: the copies' cache flush). MeasureResult::costs_s holds the
-/// per-call times in seconds.
+/// supports(), prepare(), the numerical check (`verify`, when given: find_fastest's check
+/// against Default's output), one untimed call, then timed calls while they fit in `trial_ms`
+/// (at least 1, at most `max_calls`), each on the next rotating copy (`advance` runs before
+/// every call, outside the timed region: the copies' cache flush). MeasureResult::costs_s holds
+/// the per-call times in seconds.
 /// Errors (as results): kInstantiationError when instantiate() or supports() refuses,
-/// kRuntimeDevice when prepare() or a call fails (error_msg gives the status).
+/// kWrongAnswer when the check fails, kRuntimeDevice when prepare() or a call fails (error_msg
+/// gives the status).
 template <class Params>
 class CandidateRunner final : public Runner {
  public:
@@ -34,11 +36,13 @@ class CandidateRunner final : public Runner {
   /// must outlive the runner.
   CandidateRunner(TemplateCandidate<Params>& family, const Params& params,
                   std::function<const Params&()> current, std::function<void()> advance,
-                  double trial_ms, long long max_calls, measure::ClockFn clock = &now_ns)
+                  double trial_ms, long long max_calls, measure::ClockFn clock = &now_ns,
+                  std::function<Status(Candidate<Params>&)> verify = nullptr)
       : family_(family),
         params_(params),
         current_(std::move(current)),
         advance_(std::move(advance)),
+        verify_(std::move(verify)),
         trial_ms_(trial_ms),
         max_calls_(std::max(1LL, max_calls)),
         clock_(clock) {}
@@ -77,6 +81,13 @@ class CandidateRunner final : public Runner {
     }
     auto call = [&] { return c.run(current_()); };
     Status s = c.prepare(params_);
+    if (s.is_ok() && verify_) {
+      if (Status v = verify_(c); !v.is_ok()) {
+        return failure(v.code() == StatusCode::kWrongResult ? MeasureErrorNo::kWrongAnswer
+                                                            : MeasureErrorNo::kRuntimeDevice,
+                       v.to_string());
+      }
+    }
     if (s.is_ok()) s = measure::run_untimed(1, call, advance_);
     Welford stats;
     std::vector<double> samples;
@@ -103,6 +114,7 @@ class CandidateRunner final : public Runner {
   const Params& params_;
   std::function<const Params&()> current_;
   std::function<void()> advance_;
+  std::function<Status(Candidate<Params>&)> verify_;
   double trial_ms_;
   long long max_calls_;
   measure::ClockFn clock_;

@@ -66,8 +66,8 @@ struct TuningSettings {
   /// Whether the search measures the configurations that won the nearest problems tuned before
   /// first (transfer across problems; TemplateCandidate::seeds).
   bool search_transfer = true;
-  bool cache_flush = true;                 ///< flush operand cache lines before each timed call
-  NumericalCheck numerical_check{};        ///< compare every candidate's output with Default's
+  bool cache_flush = true;           ///< flush operand cache lines before each timed call
+  NumericalCheck numerical_check{};  ///< compare every candidate's output with Default's
   /// Robust winner selection: candidates whose mean is within this fraction of the best are
   /// re-measured interleaved. 0 disables the interleaved pass. 25%: on this project's shared
   /// machine the host drifts by 10-25% between two candidates' sequential profiles.

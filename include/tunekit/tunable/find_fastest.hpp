@@ -290,7 +290,9 @@ class FastestSearch {
       if (!enabled || !*enabled) return true;  // admit() reports it
     }
     if (Status s = candidates_[i]->supports(params_); !s.is_ok()) return true;  // admit() too
-    TemplateSearchResult<Params> found = search_template(*family, params_, *copies_, settings_);
+    TemplateSearchResult<Params> found =
+        search_template(*family, params_, *copies_, settings_,
+                        [this](Candidate<Params>& c) { return verify_output(c); });
     CandidateReport& r = report_.candidates[i];
     r.search_trials = found.trials;
     r.search_seeds = found.seeds;
@@ -377,8 +379,8 @@ class FastestSearch {
     const long long max_ms = settings_.max_tuning_duration_ms;
     const long long max_iters = settings_.max_tuning_iterations;
     const long long n1 = measure::screen_iters(r.probe_ms, kScreen1Calls, max_ms, max_iters);
-    Status s = measure::run_untimed(std::min(kLeadInCalls, n1 - 1), call_of(candidate(i)),
-                                    before_call());
+    Status s =
+        measure::run_untimed(std::min(kLeadInCalls, n1 - 1), call_of(candidate(i)), before_call());
     if (!s.is_ok()) {
       skip_failed(i, "screen 1", std::move(s), false);
       return std::nullopt;
@@ -413,6 +415,17 @@ class FastestSearch {
       return std::nullopt;
     }
     return stats.mean();
+  }
+
+  // `c`'s output on the check copy against Default's (ok when there is no reference): the
+  // run's failure, or kWrongResult with the mismatch.
+  Status verify_output(Candidate<Params>& c) {
+    if (!have_reference_) return Status::ok();
+    const Params got = copies_->fresh_check();
+    TUNEKIT_RETURN_IF_ERROR(detail::guarded_run(c, got));
+    Status s = Traits::compare_output(copies_->reference(), got, tolerance_);
+    if (s.is_ok() || s.code() == StatusCode::kWrongResult) return s;
+    return Status(StatusCode::kWrongResult, s.message());
   }
 
   // Numerical check against Default's output (passes when there is no reference).

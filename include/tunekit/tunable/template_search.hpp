@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tunekit/core/clock.hpp"
@@ -33,7 +35,8 @@ struct TemplateSearchResult {
   double wall_ms = 0.0;                         ///< time the search took
 };
 
-/// Searches `family`'s space for `params` on the rotating operand `copies`:
+/// Searches `family`'s space for `params` on the rotating operand `copies`, each configuration
+/// checked by `verify` (when given) before it is timed:
 ///  1. the seeds (TemplateCandidate::seeds: configurations that won on the nearest problems
 ///     tuned before, unless settings.search_transfer is off, then the template's default) are
 ///     measured first;
@@ -48,9 +51,10 @@ struct TemplateSearchResult {
 /// Errors: status is the space's error, or kRuntimeError naming the last failure when no
 /// configuration ran.
 template <class Params>
-TemplateSearchResult<Params> search_template(TemplateCandidate<Params>& family,
-                                             const Params& params, OperandCopies<Params>& copies,
-                                             const TuningSettings& settings) {
+TemplateSearchResult<Params> search_template(
+    TemplateCandidate<Params>& family, const Params& params, OperandCopies<Params>& copies,
+    const TuningSettings& settings,
+    std::type_identity_t<std::function<Status(Candidate<Params>&)>> verify = nullptr) {
   TemplateSearchResult<Params> out;
   const std::int64_t start = now_ns();
   auto space = family.space(params);
@@ -67,7 +71,7 @@ TemplateSearchResult<Params> search_template(TemplateCandidate<Params>& family,
   auto runner = std::make_shared<CandidateRunner<Params>>(
       family, params, [&copies]() -> const Params& { return copies.current(); },
       [&copies] { copies.advance(); }, budget_ms / static_cast<double>(max_trials), 10,
-      settings.clock);
+      settings.clock, std::move(verify));
   auto strategy = make_strategy(kDefaultStrategy);
   if (!strategy) {
     out.status = strategy.status();
@@ -96,13 +100,12 @@ TemplateSearchResult<Params> search_template(TemplateCandidate<Params>& family,
     options.batch_size = 4;
     options.time_budget_s = (budget_ms - spent_ms) / 1e3;
     options.early_stopping = std::max<std::size_t>(4, max_trials / 2);
-    options.callbacks.push_back(
-        [&last_error](const Tuner&, std::span<const MeasureInput>,
-                      std::span<const MeasureResult> results) {
-          for (const MeasureResult& r : results) {
-            if (!r.ok()) last_error = r.error_msg;
-          }
-        });
+    options.callbacks.push_back([&last_error](const Tuner&, std::span<const MeasureInput>,
+                                              std::span<const MeasureResult> results) {
+      for (const MeasureResult& r : results) {
+        if (!r.ok()) last_error = r.error_msg;
+      }
+    });
     (void)tuner.tune(options);
   }
   out.trials = tuner.trials().size();  // the seeds included (load_history)

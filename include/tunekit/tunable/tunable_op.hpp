@@ -398,8 +398,8 @@ class TunableOp {
       std::lock_guard lock(mutex_);
       const std::string what = params.op_signature() + "(" + params.signature() + ")";
       if (warned_missing_.insert(what + "," + at(index).name() + ",refused").second) {
-        log::warn(what + ": " + at(index).name() + " cannot run this call (" +
-                  refusal.message() + "); using Default");
+        log::warn(what + ": " + at(index).name() + " cannot run this call (" + refusal.message() +
+                  "); using Default");
       }
       (void)detail::guarded_prepare(*candidates_[0], params);
     }

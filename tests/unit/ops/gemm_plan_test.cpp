@@ -41,10 +41,9 @@ hw::CpuInfo without_avx(hw::CpuInfo info) {
 TEST(GemmPlan, IntelXeonWithAmxGetsTheSkylakeXCopyAndSkxPlusHaswell) {
   // OpenBLAS 0.3.21 does not know family 6 model 207 and runs its Prescott kernels there.
   const GemmPlan plan = plan_gemm_candidates(fixture("intel_xeon_amx"), build("Prescott"));
-  EXPECT_EQ(plan.names(),
-            (Names{"Default", "openblas[core=skylakex]", "blis[arch=skx]", "blis[arch=haswell]",
-                   "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm",
-                   "native_f32", "native_decode_f32"}));
+  EXPECT_EQ(plan.names(), (Names{"Default", "openblas[core=skylakex]", "blis[arch=skx]",
+                                 "blis[arch=haswell]", "eigen", "onednn_matmul", "onednn_sgemm",
+                                 "libxsmm", "native_f32", "native_decode_f32"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"SkylakeX"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v4"});
   EXPECT_TRUE(plan.warnings.empty());
@@ -63,9 +62,9 @@ TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
 TEST(GemmPlan, AmdZen3GetsTheHaswellCopyZen3AndTheAvx2Eigen) {
   // OpenBLAS 0.3.21 runs its Zen core there; its Haswell core was faster on small GEMMs.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen3"), build("Zen"));
-  EXPECT_EQ(plan.names(), (Names{"Default", "openblas[core=haswell]", "blis[arch=zen3]", "eigen",
-                                 "onednn_matmul", "onednn_sgemm", "libxsmm", "native_f32",
-                                 "native_decode_f32"}));
+  EXPECT_EQ(plan.names(),
+            (Names{"Default", "openblas[core=haswell]", "blis[arch=zen3]", "eigen", "onednn_matmul",
+                   "onednn_sgemm", "libxsmm", "native_f32", "native_decode_f32"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"Haswell"});
   EXPECT_EQ(plan.settings(GemmFamily::kBlis), Names{"zen3"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v3"});

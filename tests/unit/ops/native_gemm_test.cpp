@@ -22,8 +22,8 @@ struct Problem {
   GemmParams p;
   std::vector<float> a, b, c, expected;
 
-  Problem(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
-          float beta, unsigned seed) {
+  Problem(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha, float beta,
+          unsigned seed) {
     p.transa = ta;
     p.transb = tb;
     p.m = m;
@@ -202,7 +202,8 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
 
 TEST(NativeGemm, SpaceConstraintsComeFromTheCacheSizes) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
-  auto shape = GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096");
+  auto shape =
+      GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096");
   ASSERT_TRUE(shape);
   hw::CpuInfo small = hw::host_cpu();
   small.l1d_bytes = 32 << 10;

@@ -12,8 +12,8 @@ namespace {
 
 TEST(OnednnPackedWeights, StaysCorrectWhenTheWeightsChange) {
   set_num_threads(1);
-  auto packed = detail::make_onednn_matmul(/*packed_weights=*/true);
-  auto plain = detail::make_onednn_matmul(/*packed_weights=*/false);
+  auto packed = detail::make_onednn_matmul(detail::OnednnWeights::kPackedPerCall);
+  auto plain = detail::make_onednn_matmul(detail::OnednnWeights::kPlain);
   EXPECT_EQ(packed->name(), "onednn_matmul[packed_b]");
   for (DType dtype : {DType::kFloat, DType::kBFloat16}) {
     for (const char* sig : {"tn_96_16_64_ld_64_64_96", "nn_33_7_19_ld_40_19_35"}) {

@@ -2,6 +2,8 @@
 // whose configuration `speed` sets its call time: the search finds the fastest configuration
 // within its share of the budget, the winner's name carries it into the results file, a new op
 // rebuilds it from that name, bad names fall back to Default, and winners seed the next search.
+#include "tunekit/tunable/template_candidate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 
 #include "fake_op.hpp"
 #include "tunekit/core/log.hpp"
-#include "tunekit/tunable/template_candidate.hpp"
 #include "tunekit/tunable/tunable_op.hpp"
 
 namespace tunekit {
@@ -142,17 +143,36 @@ TEST_F(TemplateCandidateTest, TheSearchKeepsToItsTrialShare) {
   EXPECT_EQ(tmpl->measured.size(), 3U);
 }
 
-TEST_F(TemplateCandidateTest, AWrongWinningConfigurationFailsTheNumericalCheck) {
+TEST_F(TemplateCandidateTest, AWrongConfigurationFailsTheNumericalCheckInsideTheSearch) {
   FakeTemplate* tmpl = nullptr;
   auto list = candidates(tmpl, /*wrong=*/{5});
   AddProblem problem(64);
   auto settings = ctx_->tuning_settings();
   ASSERT_TRUE(settings);
+  settings->max_search_trials = 8;
+  const TuneReport report = find_fastest(problem.params(), list, *settings);
+  ASSERT_TRUE(report.winner);
+  EXPECT_EQ(*report.winner, 1U);
+  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kMeasured);
+  // The fastest configuration computes a wrong sum: the next fastest (4 or 6) wins.
+  EXPECT_TRUE(report.candidates[1].name == "fake[speed=4]" ||
+              report.candidates[1].name == "fake[speed=6]")
+      << report.candidates[1].name;
+}
+
+TEST_F(TemplateCandidateTest, WithoutACorrectConfigurationTheTemplateIsSkippedWithTheReason) {
+  FakeTemplate* tmpl = nullptr;
+  auto list = candidates(tmpl, /*wrong=*/{1, 2, 3, 4, 5, 6, 7, 8});
+  AddProblem problem(64);
+  auto settings = ctx_->tuning_settings();
+  ASSERT_TRUE(settings);
+  settings->max_search_trials = 8;
   const TuneReport report = find_fastest(problem.params(), list, *settings);
   ASSERT_TRUE(report.winner);
   EXPECT_EQ(*report.winner, 0U);
-  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kWrongResult);
-  EXPECT_EQ(report.candidates[1].name, "fake[speed=5]");
+  EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kFailed);
+  EXPECT_NE(report.candidates[1].reason.find("no configuration ran"), std::string::npos)
+      << report.candidates[1].reason;
 }
 
 TEST_F(TemplateCandidateTest, TheWinnerIsStoredByItsConfigurationAndRebuiltOnLoad) {

@@ -1,0 +1,178 @@
+// Linear: constant-weights GEMM handle. See include/tunekit/ops/linear.hpp.
+#include "tunekit/ops/linear.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "ops/gemm_internal.hpp"
+#include "tunekit/core/clock.hpp"
+#include "tunekit/core/log.hpp"
+#include "tunekit/ops/native_gemm.hpp"
+#include "tunekit/tunable/context.hpp"
+#include "tunekit/tunable/find_fastest.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
+
+namespace tunekit::ops {
+
+/// One token count's (and leading dimensions') candidates and choice.
+struct Linear::Plan {
+  CandidateList<GemmParams> list;
+  std::unique_ptr<Candidate<GemmParams>> instance;  // the winner when it is not in `list`
+  Candidate<GemmParams>* chosen = nullptr;
+  LinearChoice choice;
+};
+
+namespace {
+
+constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
+
+// Default, then the candidates that pack constant weights once, then the decode kernels.
+CandidateList<GemmParams> constant_candidates() {
+  CandidateList<GemmParams> list;
+  list.push_back(detail::make_openblas_default());
+  list.push_back(detail::make_onednn_matmul(detail::OnednnWeights::kConstant));
+  list.push_back(make_native_gemm_template(/*constant_a=*/true));
+  list.push_back(make_native_decode_template());
+  return list;
+}
+
+// A fresh copy of the winner `name` (slot `index` of `list`) when it packs the weights, so that
+// its pack comes from the caller's weights and its cost can be timed; null otherwise.
+std::unique_ptr<Candidate<GemmParams>> fresh_packing_copy(CandidateList<GemmParams>& list,
+                                                          std::size_t index,
+                                                          const std::string& name) {
+  if (name == "onednn_matmul[constant_b]") {
+    return detail::make_onednn_matmul(detail::OnednnWeights::kConstant);
+  }
+  if (name.rfind(std::string(kNativeGemmFamily) + "[", 0) != 0) return nullptr;
+  auto* family = as_template(*list[index]);
+  if (family == nullptr) return nullptr;
+  auto made = family->from_name(name);
+  return made ? std::move(*made) : nullptr;
+}
+
+// ms of one run of `c` on `p`.
+Expected<double> timed_run(Candidate<GemmParams>& c, const GemmParams& p) {
+  const std::int64_t start = now_ns();
+  TUNEKIT_RETURN_IF_ERROR(c.run(p));
+  return elapsed_ms(start, now_ns());
+}
+
+}  // namespace
+
+Linear::Linear(std::int64_t out_features, std::int64_t in_features, const float* weights,
+               std::int64_t ld_w)
+    : out_(out_features), in_(in_features), ld_w_(ld_w), weights_(weights) {}
+
+Linear::~Linear() = default;
+
+Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
+                                                 std::int64_t in_features, const float* weights,
+                                                 std::int64_t ld_w) {
+  auto bad = [](std::string what) {
+    return Status(StatusCode::kInvalidArgument, "Linear: " + what);
+  };
+  if (out_features < 1 || out_features > kMaxDim) {
+    return bad(fmt::format("out_features must be in [1, {}], got {}", kMaxDim, out_features));
+  }
+  if (in_features < 1 || in_features > kMaxDim) {
+    return bad(fmt::format("in_features must be in [1, {}], got {}", kMaxDim, in_features));
+  }
+  if (ld_w < in_features || ld_w > kMaxDim) {
+    return bad(
+        fmt::format("ld_w must be in [in_features = {}, {}], got {}", in_features, kMaxDim, ld_w));
+  }
+  if (weights == nullptr) return bad("weights is null");
+  return std::unique_ptr<Linear>(new Linear(out_features, in_features, weights, ld_w));
+}
+
+GemmParams Linear::params(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
+                          std::int64_t ld_y, float alpha, float beta) const {
+  GemmParams p;
+  p.transa = 't';
+  p.transb = 'n';
+  p.m = out_;
+  p.n = tokens;
+  p.k = in_;
+  p.lda = ld_w_;
+  p.ldb = ld_x;
+  p.ldc = ld_y;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.a = weights_;
+  p.b = x;
+  p.c = y;
+  return p;
+}
+
+Status Linear::forward(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
+                       std::int64_t ld_y, float alpha, float beta) {
+  const GemmParams p = params(tokens, x, ld_x, y, ld_y, alpha, beta);
+  if (Status s = p.validate(); !s.is_ok()) {
+    return Status(s.code(), "Linear (ldb is ld_x, ldc is ld_y, n is tokens): " + s.message());
+  }
+  auto chosen = plan_for(p);
+  if (!chosen) return chosen.status();
+  return (*chosen)->run(p);
+}
+
+Expected<Candidate<GemmParams>*> Linear::plan_for(const GemmParams& p) {
+  std::lock_guard lock(mutex_);
+  const std::array<std::int64_t, 3> key{p.n, p.ldb, p.ldc};
+  auto it = plans_.find(key);
+  if (it == plans_.end()) it = plans_.emplace(key, tune(p)).first;
+  return it->second->chosen;
+}
+
+std::unique_ptr<Linear::Plan> Linear::tune(const GemmParams& p) {
+  auto plan = std::make_unique<Plan>();
+  plan->list = constant_candidates();
+  plan->chosen = plan->list[0].get();
+  plan->choice.solution = "Default";
+  TuningContext& ctx = tuning_context();
+  auto settings = ctx.tuning_settings();
+  if (!ctx.is_enabled() || !ctx.is_tuning_enabled() || !settings) return plan;
+  const std::int64_t start = now_ns();
+  const TuneReport report = find_fastest(p, plan->list, *settings, &plan->instance);
+  if (!report.winner) {
+    log::warn("Linear " + p.signature() + ": " + report.status.message() + "; using Default");
+    return plan;
+  }
+  const std::string& name = report.candidates[*report.winner].name;
+  plan->choice.solution = name;
+  plan->choice.call_ms = report.winner_time_ms;
+  plan->chosen = plan->instance ? plan->instance.get() : plan->list[*report.winner].get();
+  if (auto fresh = fresh_packing_copy(plan->list, *report.winner, name)) {
+    // Timed on a scratch output with beta 0: the pack happens in the first run.
+    std::vector<float> scratch(static_cast<std::size_t>(p.ldc * p.n));
+    GemmParams q = p;
+    q.c = scratch.data();
+    q.beta = 0.0;
+    auto first = timed_run(*fresh, q);
+    auto second = first ? timed_run(*fresh, q) : first;
+    if (first && second) {
+      plan->choice.pack_ms = std::max(0.0, *first - *second);
+      plan->instance = std::move(fresh);
+      plan->chosen = plan->instance.get();
+    }
+  }
+  // Only the chosen candidate stays (the others may hold packed weights).
+  if (plan->chosen != plan->list[0].get()) plan->list.resize(1);
+  plan->choice.tuning_ms = elapsed_ms(start, now_ns());
+  log::info(1, "Linear {}: {} ({:.4g} ms per call, weights packed in {:.4g} ms)", p.signature(),
+            name, plan->choice.call_ms, plan->choice.pack_ms);
+  return plan;
+}
+
+Expected<LinearChoice> Linear::choice(std::int64_t tokens) const {
+  std::lock_guard lock(mutex_);
+  auto it = plans_.lower_bound({tokens, 0, 0});
+  if (it == plans_.end() || it->first[0] != tokens) {
+    return Status(StatusCode::kNotFound,
+                  fmt::format("Linear: no forward() with {} tokens yet", tokens));
+  }
+  return it->second->choice;
+}
+
+}  // namespace tunekit::ops

@@ -1,0 +1,116 @@
+// tunekit.Linear: ops::Linear (constant weights) on NumPy float32 arrays. The weights object is
+// kept alive by the handle; calls run without the GIL.
+#include <fmt/format.h>
+#include <nanobind/stl/string.h>
+
+#include <memory>
+#include <string>
+
+#include "bindings.hpp"
+#include "errors.hpp"
+#include "numpy_bridge.hpp"
+#include "operand_reader.hpp"
+#include "tunekit/ops/linear.hpp"
+
+namespace nb = nanobind;
+
+namespace tunekit::python {
+namespace {
+
+constexpr const char* kLinear = "tunekit.Linear";
+
+// A float32 matrix whose rows are contiguous: (rows, cols, leading dimension in elements).
+struct RowMajor {
+  std::int64_t rows = 0, cols = 0, ld = 0;
+};
+
+RowMajor row_major(const char* name, const Operand& op) {
+  if (op.type != ElementType::kFloat32) {
+    raise_type_error(
+        fmt::format("{}: {} must be float32, not {}", kLinear, name, element_name(op.type)));
+  }
+  if (op.ndim != 2) {
+    raise_value_error(
+        fmt::format("{}: {} must be 2-d, got shape {}", kLinear, name, shape_string(op)));
+  }
+  const std::int64_t row_stride = op.strides[0] / 4;
+  if ((op.shape[1] > 1 && op.strides[1] != 4) || op.strides[0] % 4 != 0 ||
+      (op.shape[0] > 1 && row_stride < op.shape[1])) {
+    raise_value_error(
+        fmt::format("{}: {} must have contiguous rows (a C-ordered array or a "
+                    "slice of rows of one)",
+                    kLinear, name));
+  }
+  return RowMajor{op.shape[0], op.shape[1], op.shape[0] > 1 ? row_stride : op.shape[1]};
+}
+
+class PyLinear {
+ public:
+  explicit PyLinear(nb::handle weights) {
+    if (!numpy_ready()) throw nb::python_error();
+    read_operand(kLinear, "weights", weights, false, weights_);
+    keep_ = nb::borrow(weights);
+    const RowMajor w = row_major("weights", weights_.op);
+    auto made =
+        ops::Linear::create(w.rows, w.cols, reinterpret_cast<const float*>(weights_.op.data), w.ld);
+    check(made.status());
+    linear_ = std::move(*made);
+  }
+
+  nb::object call(nb::handle x_obj) {
+    PyOperand x;
+    read_operand(kLinear, "x", x_obj, false, x);
+    const RowMajor in = row_major("x", x.op);
+    if (in.cols != linear_->in_features()) {
+      raise_value_error(fmt::format("{}: x has {} columns, the weights {} (in_features)", kLinear,
+                                    in.cols, linear_->in_features()));
+    }
+    const std::int64_t shape[2] = {in.rows, linear_->out_features()};
+    nb::object y = nb::steal(new_numpy_array(2, shape, ElementType::kFloat32));
+    if (!y.is_valid()) throw nb::python_error();
+    PyOperand out;
+    read_operand(kLinear, "y", y, true, out);
+    Status s;
+    {
+      nb::gil_scoped_release unlocked;
+      s = linear_->forward(in.rows, reinterpret_cast<const float*>(x.op.data), in.ld,
+                           reinterpret_cast<float*>(out.op.data), shape[1]);
+    }
+    check(std::move(s));
+    return y;
+  }
+
+  nb::dict choice(std::int64_t tokens) const {
+    auto c = linear_->choice(tokens);
+    check(c.status());
+    nb::dict d;
+    d["solution"] = c->solution;
+    d["call_ms"] = c->call_ms;
+    d["pack_ms"] = c->pack_ms;
+    d["tuning_ms"] = c->tuning_ms;
+    return d;
+  }
+
+  std::int64_t out_features() const { return linear_->out_features(); }
+  std::int64_t in_features() const { return linear_->in_features(); }
+
+ private:
+  PyOperand weights_;
+  nb::object keep_;  // the caller's weights stay alive (and in place) with the handle
+  std::unique_ptr<ops::Linear> linear_;
+};
+
+}  // namespace
+
+void bind_linear(nb::module_& m) {
+  nb::class_<PyLinear>(m, "Linear",
+                       "y = x @ weights.T with constant float32 weights (out_features x "
+                       "in_features), tuned per token count (docs/native.md)")
+      .def(nb::init<nb::handle>(), nb::arg("weights"))
+      .def("__call__", &PyLinear::call, nb::arg("x"))
+      .def("choice", &PyLinear::choice, nb::arg("tokens"))
+      .def_prop_ro("out_features", &PyLinear::out_features)
+      .def_prop_ro("in_features", &PyLinear::in_features);
+}
+
+}  // namespace tunekit::python

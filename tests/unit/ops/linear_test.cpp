@@ -1,0 +1,125 @@
+// Tests of ops::Linear (constant weights): results against a plain loop for several token counts
+// and leading dimensions, the choice per token count with its pack time, tuning off, bad
+// arguments, and the constant-weights candidates refusing a second problem.
+#include "tunekit/ops/linear.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "ops/gemm_internal.hpp"
+#include "tunekit/ops/native_gemm.hpp"
+#include "tunekit/ops/threading.hpp"
+#include "tunekit/tunable/context.hpp"
+#include "tunekit/tunable/template_candidate.hpp"
+
+namespace tunekit::ops {
+namespace {
+
+struct Layer {
+  std::int64_t out = 96, in = 80, ld_w = 83;
+  std::vector<float> w;
+  explicit Layer(unsigned seed) : w(static_cast<std::size_t>(out * ld_w)) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (float& v : w) v = dist(gen);
+  }
+  // y = alpha x W^T + beta y, row-major.
+  std::vector<float> expected(std::int64_t tokens, const std::vector<float>& x, std::int64_t ld_x,
+                              std::vector<float> y, std::int64_t ld_y, float alpha,
+                              float beta) const {
+    for (std::int64_t t = 0; t < tokens; ++t) {
+      for (std::int64_t o = 0; o < out; ++o) {
+        double sum = 0;
+        for (std::int64_t i = 0; i < in; ++i) {
+          sum += static_cast<double>(x[t * ld_x + i]) * w[o * ld_w + i];
+        }
+        float& r = y[t * ld_y + o];
+        r = static_cast<float>(alpha * sum + (beta == 0.0f ? 0.0 : beta * r));
+      }
+    }
+    return y;
+  }
+};
+
+class LinearTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tuning_context().set_max_tuning_duration_ms(2);
+    tuning_context().set_max_tuning_iterations(5);
+    tuning_context().set_rotating_buffer_size(0);
+  }
+};
+
+TEST_F(LinearTest, EveryTokenCountMatchesAPlainLoopAndReportsItsChoice) {
+  Layer layer(3);
+  auto linear = Linear::create(layer.out, layer.in, layer.w.data(), layer.ld_w);
+  ASSERT_TRUE(linear) << linear.status().to_string();
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (std::int64_t tokens : {1, 7, 16, 40}) {
+    for (int call = 0; call < 2; ++call) {  // the tuning call, then the chosen candidate's
+      SCOPED_TRACE(testing::Message() << tokens << " tokens, call " << call);
+      const std::int64_t ld_x = layer.in + 1, ld_y = layer.out + 2;
+      std::vector<float> x(static_cast<std::size_t>(tokens * ld_x)), y(tokens * ld_y);
+      for (float& v : x) v = dist(gen);
+      for (float& v : y) v = dist(gen);
+      const float beta = call == 0 ? 0.0f : 0.5f;
+      const auto want = layer.expected(tokens, x, ld_x, y, ld_y, 1.25f, beta);
+      ASSERT_TRUE((*linear)->forward(tokens, x.data(), ld_x, y.data(), ld_y, 1.25f, beta));
+      for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-4) << i;
+    }
+    auto choice = (*linear)->choice(tokens);
+    ASSERT_TRUE(choice) << choice.status().to_string();
+    EXPECT_FALSE(choice->solution.empty());
+    EXPECT_GE(choice->pack_ms, 0.0);
+  }
+  EXPECT_EQ((*linear)->choice(2).status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(LinearTest, BadArgumentsAreNamed) {
+  Layer layer(1);
+  EXPECT_EQ(Linear::create(0, 8, layer.w.data(), 8).status().code(), StatusCode::kInvalidArgument);
+  auto ld = Linear::create(8, 8, layer.w.data(), 7);
+  ASSERT_FALSE(ld);
+  EXPECT_NE(ld.status().message().find("ld_w"), std::string::npos);
+  EXPECT_EQ(Linear::create(8, 8, nullptr, 8).status().code(), StatusCode::kInvalidArgument);
+  auto linear = Linear::create(8, 8, layer.w.data(), 8);
+  ASSERT_TRUE(linear);
+  std::vector<float> x(64), y(64);
+  const Status s = (*linear)->forward(0, x.data(), 8, y.data(), 8);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("tokens"), std::string::npos) << s.message();
+  EXPECT_EQ((*linear)->forward(2, nullptr, 8, y.data(), 8).code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(LinearTest, ConstantWeightCandidatesServeTheOneProblemTheyPackedFor) {
+  auto shape = GemmParams::from_signature("GemmTunableOp_float_TN", "tn_40_8_24_ld_24_24_40");
+  ASSERT_TRUE(shape);
+  auto ws = GemmWorkspace::create(*shape, 1, /*random_fill=*/true, 2);
+  ASSERT_TRUE(ws);
+  GemmParams p = (*ws)->bind(0);
+  GemmParams other = p;
+  other.n = 4;  // another problem
+  auto onednn = detail::make_onednn_matmul(detail::OnednnWeights::kConstant);
+  ASSERT_TRUE(onednn->run(p));
+  EXPECT_EQ(onednn->run(other).code(), StatusCode::kUnsupported);
+  if (native_tiles().empty()) return;
+  auto family = make_native_gemm_template(/*constant_a=*/true);
+  auto* t = dynamic_cast<TemplateCandidate<GemmParams>*>(family.get());
+  ASSERT_NE(t, nullptr);
+  NativeGemmConfig config;
+  config.mr = native_tiles()[0].first;
+  config.nr = native_tiles()[0].second;
+  config.mc = config.mr;
+  config.nc = config.nr;
+  auto native = t->from_name(solution_name(config));
+  ASSERT_TRUE(native);
+  ASSERT_TRUE((*native)->run(p));
+  EXPECT_EQ((*native)->run(other).code(), StatusCode::kUnsupported);
+}
+
+}  // namespace
+}  // namespace tunekit::ops
