@@ -20,10 +20,10 @@
 
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/stats.hpp"
-#include "tunekit/distributed/worker.hpp"
 #include "tunekit/measure/cache_flush.hpp"
 #include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
+#include "tunekit/ops/offline_tuning.hpp"
 #include "tunekit/ops/threading.hpp"
 
 namespace {
@@ -78,8 +78,8 @@ std::map<std::string, double> time_interleaved(tunekit::GemmTunableOp& op, const
 
 std::string tune(tunekit::GemmTunableOp& op, const GemmParams& shape) {
   const auto o =
-      tunekit::distributed::tune_problem(op, {shape.op_signature(), shape.signature()}, 0, nullptr);
-  if (o.kind == tunekit::distributed::ProblemOutcome::Kind::kFailed) {
+      tunekit::ops::tune_problem(op, {shape.op_signature(), shape.signature()}, 0, nullptr);
+  if (o.kind == tunekit::ops::ProblemOutcome::Kind::kFailed) {
     throw std::runtime_error(shape.signature() + ": " + o.note);
   }
   std::fprintf(stderr, "  tuned %-40s -> %s (%.4g ms)\n", shape.signature().c_str(),

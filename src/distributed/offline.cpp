@@ -98,13 +98,6 @@ bool same_validators(const std::vector<ValidatorEntry>& a, const std::vector<Val
   return a.size() == b.size() && std::is_permutation(a.begin(), a.end(), b.begin());
 }
 
-bool has_glob_chars(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
-
-bool is_regular_file(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 bool by_key(const ResultLine& a, const ResultLine& b) {
   return std::tie(a.op_signature, a.params_signature) <
          std::tie(b.op_signature, b.params_signature);
@@ -226,43 +219,6 @@ Expected<std::vector<ProblemRef>> decode_problems(std::string_view text) {
     problems.push_back({std::string(line.substr(0, comma)), std::string(line.substr(comma + 1))});
   }
   return problems;
-}
-
-Expected<std::vector<std::string>> expand_file_patterns(const std::vector<std::string>& args) {
-  std::vector<std::string> files;
-  std::set<std::string> seen;
-  for (const std::string& arg : args) {
-    if (is_regular_file(arg) || !has_glob_chars(arg)) {
-      if (!is_regular_file(arg)) {
-        struct stat st {};
-        if (::stat(arg.c_str(), &st) != 0) {
-          return Status(StatusCode::kNotFound, "cannot read '" + arg + "': no such file");
-        }
-        return Status(StatusCode::kIoError, "cannot read '" + arg + "': it is " +
-                                                std::string(files::kind_of(st.st_mode)) +
-                                                ", not a regular file");
-      }
-      if (seen.insert(arg).second) files.push_back(arg);
-      continue;
-    }
-    glob_t g{};
-    const int rc = ::glob(arg.c_str(), 0, nullptr, &g);
-    std::vector<std::string> matches;
-    if (rc == 0) {
-      for (std::size_t i = 0; i < g.gl_pathc; ++i) {
-        if (is_regular_file(g.gl_pathv[i])) matches.emplace_back(g.gl_pathv[i]);
-      }
-    }
-    ::globfree(&g);
-    if (matches.empty()) {
-      return Status(StatusCode::kNotFound, "no file matches '" + arg + "'");
-    }
-    std::sort(matches.begin(), matches.end());
-    for (std::string& m : matches) {
-      if (seen.insert(m).second) files.push_back(std::move(m));
-    }
-  }
-  return files;
 }
 
 std::vector<std::size_t> round_robin_share(std::size_t count, int ranks, int rank) {

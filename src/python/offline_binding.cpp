@@ -15,8 +15,8 @@
 #include "tunekit/core/env.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/distributed/offline.hpp"
-#include "tunekit/distributed/worker.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
+#include "tunekit/ops/offline_tuning.hpp"
 #include "tunekit/ops/threading.hpp"
 
 namespace nb = nanobind;
@@ -66,7 +66,7 @@ void check_signals(std::size_t, std::size_t, const std::string&) {
 /// line that cannot be tuned here. Errors: a pattern matching nothing, an unreadable file.
 std::tuple<std::vector<ProblemRef>, std::vector<std::string>> read_problems(
     const std::vector<std::string>& patterns) {
-  auto files = distributed::expand_file_patterns(patterns);
+  auto files = ops::expand_file_patterns(patterns);
   if (!files) raise(files.status());
   ops::GemmProblemSet set;
   for (const std::string& f : *files) check(ops::read_gemm_problems(f, set));
@@ -96,7 +96,7 @@ std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_fil
   {
     nb::gil_scoped_release unlocked;
     ctx.ensure_results_loaded();
-    report = distributed::tune_share(op, problems, ctx.device_ordinal(), &check_signals);
+    report = ops::tune_share(op, problems, ctx.device_ordinal(), &check_signals);
   }
   return {outcome_tuples(report.outcomes), std::move(skipped)};
 }

@@ -19,16 +19,16 @@
 #include "tunekit/core/stats.hpp"
 #include "tunekit/distributed/offline.hpp"
 #include "tunekit/distributed/transport.hpp"
-#include "tunekit/distributed/worker.hpp"
 #include "tunekit/ops/gemm_problems.hpp"
+#include "tunekit/ops/offline_tuning.hpp"
 #include "tuning_setup.hpp"
 
 namespace tunekit::cli {
 namespace {
 
-using distributed::ProblemOutcome;
-using distributed::ProblemRef;
-using distributed::WorkerReport;
+using ops::ProblemOutcome;
+using ops::ProblemRef;
+using ops::WorkerReport;
 
 struct TuneFileArgs {
   std::vector<std::string> files;
@@ -56,7 +56,7 @@ Prepared prepare(const TuneFileArgs& args) {
     dtype = *d;
     override_ptr = &dtype;
   }
-  auto files = distributed::expand_file_patterns(args.files);
+  auto files = ops::expand_file_patterns(args.files);
   if (!files) throw CommandFailure{kExitFailure, files.status().message()};
   ops::GemmProblemSet set;
   for (const auto& f : *files) {
@@ -334,7 +334,7 @@ void run_single(const TuneFileArgs& args) {
   TuningContext& ctx = tuning_context();
   const std::uint64_t unsaved_before = ctx.results_manager().unsaved().count;
   const std::int64_t start = now_ns();
-  const WorkerReport report = distributed::tune_share(*op, prep.problems, 0, &progress);
+  const WorkerReport report = ops::tune_share(*op, prep.problems, 0, &progress);
   progress_done();
   print_outcomes(report.outcomes, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
   print_skipped(prep);
@@ -471,7 +471,7 @@ void run_gemm(const GemmArgs& a) {
   check_results_writable(tuning_context().filename());
   const std::int64_t start = now_ns();
   const ProblemOutcome outcome =
-      distributed::tune_problem(*op, ProblemRef{p.op_signature(), p.signature()}, 0, nullptr);
+      ops::tune_problem(*op, ProblemRef{p.op_signature(), p.signature()}, 0, nullptr);
   print_outcomes({outcome}, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
   std::fflush(stdout);
   if (outcome.kind == ProblemOutcome::Kind::kFailed) {

@@ -1,5 +1,5 @@
-// Offline tuning split over workers (MPI ranks or local processes): input patterns, round-robin
-// shares, per-worker reports and their wire form, and gathering results into the _full files.
+// Offline tuning split over workers (MPI ranks or local processes): round-robin shares, the wire
+// form of per-worker reports, and gathering results into the _full files.
 #pragma once
 
 #include <cstddef>
@@ -10,49 +10,20 @@
 #include <vector>
 
 #include "tunekit/core/status.hpp"
+#include "tunekit/ops/offline_tuning.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
 namespace tunekit::distributed {
 
-/// One problem of an offline tuning job as it travels between workers.
-struct ProblemRef {
-  std::string op_signature;      ///< e.g. "GemmTunableOp_float_TN"
-  std::string params_signature;  ///< e.g. "tn_4096_16_4096_ld_4096_4096_4096"
-  friend bool operator==(const ProblemRef&, const ProblemRef&) = default;
-};
-
-/// What happened to one problem on a worker.
-struct ProblemOutcome {
-  /// How the problem ended.
-  enum class Kind : std::uint8_t {
-    kTuned = 0,   ///< tuned now
-    kCached = 1,  ///< a result existed already (not re-tuned)
-    kFailed = 2,  ///< not tuned: `note` says why
-  };
-  std::string op_signature;
-  std::string params_signature;
-  Kind kind = Kind::kFailed;
-  std::string winner;                                            ///< solution name (tuned, cached)
-  double time_ms = std::numeric_limits<double>::quiet_NaN();     ///< winner's mean per call
-  double default_ms = std::numeric_limits<double>::quiet_NaN();  ///< Default's mean (tuned)
-  std::string runner_up;                                         ///< second best (tuned)
-  double runner_up_ms = std::numeric_limits<double>::quiet_NaN();
-  double flops = 0;   ///< operations per call
-  std::string note;   ///< "tuned", "tuned, NOT SAVED: <reason>", "already tuned", or the failure
-  int rank = 0;       ///< worker that handled it
-  bool saved = true;  ///< false: tuned, but the result could not be written to the results file
-};
-
-/// Everything a worker sends back.
-struct WorkerReport {
-  int rank = 0;                            ///< the worker's rank / job index
-  std::string host;                        ///< host name
-  int threads = 0;                         ///< thread count it tuned with
-  Status status;                           ///< setup or transport failure (its share is lost)
-  std::vector<ValidatorEntry> validators;  ///< its environment (validator lines)
-  std::vector<ResultLine> results;         ///< a result for each tuned or cached problem
-  std::vector<ProblemOutcome> outcomes;    ///< one per problem of its share
-};
+// The single-process pieces every worker runs (ops/offline_tuning.hpp).
+using ops::expand_file_patterns;
+using ops::host_name;
+using ops::ProblemOutcome;
+using ops::ProblemRef;
+using ops::ProgressFn;
+using ops::tune_problem;
+using ops::tune_share;
+using ops::WorkerReport;
 
 /// Serialises a report (line-based, tab-separated, escaped; any bytes round-trip).
 std::string encode(const WorkerReport& report);
@@ -63,12 +34,6 @@ Expected<WorkerReport> decode_report(std::string_view text);
 std::string encode_problems(const std::vector<ProblemRef>& problems);
 /// Parses encode_problems()'s output. Errors: kParseError naming the line.
 Expected<std::vector<ProblemRef>> decode_problems(std::string_view text);
-
-/// Expands file arguments: an existing path stays as it is; an argument with glob characters
-/// (`*`, `?`, `[`) is expanded (sorted, regular files only), e.g. 'tunekit_untuned?.csv'.
-/// Duplicate paths are dropped. Errors: kNotFound naming the argument when it is missing or
-/// its pattern matches nothing.
-Expected<std::vector<std::string>> expand_file_patterns(const std::vector<std::string>& args);
 
 /// Indices i < count with i mod ranks == rank (round-robin assignment, as upstream).
 std::vector<std::size_t> round_robin_share(std::size_t count, int ranks, int rank);

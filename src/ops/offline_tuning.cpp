@@ -1,16 +1,33 @@
-// The offline-tuning worker. See include/tunekit/distributed/worker.hpp.
-#include "tunekit/distributed/worker.hpp"
+// Offline tuning in one process. See include/tunekit/ops/offline_tuning.hpp.
+#include "tunekit/ops/offline_tuning.hpp"
 
 #include <fmt/format.h>
+#include <glob.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
+#include <set>
+#include <string_view>
 
+#include "tunekit/core/file_io.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/gemm_memory.hpp"
 
-namespace tunekit::distributed {
+namespace tunekit::ops {
+
+namespace {
+
+bool has_glob_chars(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
 
 std::string host_name() {
   char name[HOST_NAME_MAX + 1] = {};
@@ -24,7 +41,7 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
   out.op_signature = problem.op_signature;
   out.params_signature = problem.params_signature;
   out.rank = rank;
-  auto shape = ops::GemmParams::from_signature(problem.op_signature, problem.params_signature);
+  auto shape = GemmParams::from_signature(problem.op_signature, problem.params_signature);
   if (!shape) {
     out.note = shape.status().message();
     return out;
@@ -47,11 +64,12 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.note = "already tuned";
     // A solution no candidate of this build knows (renamed, or another machine's library) makes
     // dispatch run Default: say so instead of showing it as the winner.
-    if (!gemm_op().knows_solution(stored->solution)) {
+    if (Status known = op.solution_status(stored->solution); !known.is_ok()) {
       out.note = "already tuned; unknown solution, Default runs";
       log::warn(fmt::format(
-          "{},{}: solution '{}' is not a candidate of this build; dispatch runs Default", op_sig,
-          canonical, stored->solution));
+          "{},{}: solution '{}' cannot run here ({}); dispatch runs Default "
+          "(remove the line from {} to tune the problem again)",
+          op_sig, canonical, stored->solution, known.message(), op.context().filename()));
     }
     return out;
   }
@@ -62,13 +80,13 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.note = settings.status().to_string();
     return out;
   }
-  if (Status fits = ops::check_memory_for(ops::gemm_tuning_bytes(*shape, *settings, true),
-                                          "tuning " + op_sig + "," + canonical);
+  if (Status fits = check_memory_for(gemm_tuning_bytes(*shape, *settings, true),
+                                     "tuning " + op_sig + "," + canonical);
       !fits.is_ok()) {
     out.note = fits.message();
     return out;
   }
-  auto workspace = ops::GemmWorkspace::create(*shape, 1, /*random_fill=*/true, /*seed=*/1);
+  auto workspace = GemmWorkspace::create(*shape, 1, /*random_fill=*/true, /*seed=*/1);
   if (!workspace) {
     out.note = workspace.status().to_string();
     return out;
@@ -119,4 +137,41 @@ WorkerReport tune_share(GemmTunableOp& op, const std::vector<ProblemRef>& proble
   return report;
 }
 
-}  // namespace tunekit::distributed
+Expected<std::vector<std::string>> expand_file_patterns(const std::vector<std::string>& args) {
+  std::vector<std::string> files;
+  std::set<std::string> seen;
+  for (const std::string& arg : args) {
+    if (is_regular_file(arg) || !has_glob_chars(arg)) {
+      if (!is_regular_file(arg)) {
+        struct stat st {};
+        if (::stat(arg.c_str(), &st) != 0) {
+          return Status(StatusCode::kNotFound, "cannot read '" + arg + "': no such file");
+        }
+        return Status(StatusCode::kIoError, "cannot read '" + arg + "': it is " +
+                                                std::string(files::kind_of(st.st_mode)) +
+                                                ", not a regular file");
+      }
+      if (seen.insert(arg).second) files.push_back(arg);
+      continue;
+    }
+    glob_t g{};
+    const int rc = ::glob(arg.c_str(), 0, nullptr, &g);
+    std::vector<std::string> matches;
+    if (rc == 0) {
+      for (std::size_t i = 0; i < g.gl_pathc; ++i) {
+        if (is_regular_file(g.gl_pathv[i])) matches.emplace_back(g.gl_pathv[i]);
+      }
+    }
+    ::globfree(&g);
+    if (matches.empty()) {
+      return Status(StatusCode::kNotFound, "no file matches '" + arg + "'");
+    }
+    std::sort(matches.begin(), matches.end());
+    for (std::string& m : matches) {
+      if (seen.insert(m).second) files.push_back(std::move(m));
+    }
+  }
+  return files;
+}
+
+}  // namespace tunekit::ops
