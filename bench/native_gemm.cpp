@@ -1,12 +1,15 @@
 // tunekit's own GEMM kernels against the GEMM libraries, with the machine's bounds measured in the
-// same run: the fp32 FMA peak (independent FMA chains in registers, 1 and all threads) and the
-// read bandwidth (a sum over 1 GiB, all threads). For every problem the native configuration is
-// found first by find_fastest over {Default, native template} (search budget --search-ms), then
+// same run: the fp32 FMA peak (independent FMA chains in registers) and the read bandwidth (a sum
+// over 1 GiB), both with the benchmark's threads. For every problem the native configuration is
+// found first by find_fastest over {Default, native templates} (search budget --search-ms), then
 // every library candidate and the native configuration are timed on rotating operand copies
-// spanning >= 256 MiB. The summary prints per problem the best library, native's ratio to it, and
-// native's share of the FMA peak (large problems) or of the read-bandwidth bound (1 token).
-// Run: build/bench/native_gemm [--threads N] [--search-ms MS] [--problems large,prefill,decode]
-//      [benchmark flags]; figures in docs/native.md.
+// spanning >= 256 MiB, each after one untimed call. In the "constant" group every call reads the
+// same weights (A), the native kernels pack them once, oneDNN's matmul with its weights reordered
+// once joins the libraries, and the one-time pack cost is printed. The summary gives per problem
+// the best library, native's ratio to it, and native's share of the FMA peak (or of the read
+// bound for 1 token).
+// Run: build/bench/native_gemm [--threads N] [--search-ms MS]
+//      [--problems large,prefill,decode,constant] [benchmark flags]; figures in docs/native.md.
 #include "tunekit/ops/native_gemm.hpp"
 
 #include <benchmark/benchmark.h>
@@ -14,6 +17,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/gemm_internal.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/ops/gemm_candidates.hpp"
 #include "tunekit/ops/threading.hpp"
@@ -39,7 +44,7 @@ constexpr std::size_t kRotateBytes = std::size_t{256} << 20;
 constexpr std::size_t kMaxCopies = 16;
 
 struct Problem {
-  const char* group;  // large, prefill, decode
+  const char* group;  // large, prefill, decode, constant (every call reads the same weights A)
   const char* op;
   const char* params;
 };
@@ -52,11 +57,13 @@ constexpr Problem kProblems[] = {
     {"prefill", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
+    {"constant", "GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096"},
+    {"constant", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
 };
 
 int g_threads = 1;
 double g_search_ms = 20000;
-std::string g_groups = "large,prefill,decode";
+std::string g_groups = "large,prefill,decode,constant";
 
 // ---- machine bounds ------------------------------------------------------------------------
 
@@ -150,52 +157,82 @@ GemmWorkspace* workspace(const GemmParams& shape) {
   return (cache[key] = std::move(*ws)).get();
 }
 
-// The native configuration for `shape`: find_fastest over Default and the native templates.
-std::unique_ptr<Candidate<GemmParams>> tune_native(const GemmParams& shape) {
+// The native configuration for `shape`: find_fastest over Default and the native templates
+// (with `constant`, the blocked family packs the weights once per configuration).
+std::unique_ptr<Candidate<GemmParams>> tune_native(const GemmParams& shape, bool constant) {
   CandidateList<GemmParams> list;
   for (auto& c : tunekit::ops::make_gemm_candidates()) {
-    if (c->name() == "Default" || c->library() == "native") list.push_back(std::move(c));
+    if (c->name() == "Default" || c->name() == tunekit::ops::kNativeDecodeFamily) {
+      list.push_back(std::move(c));
+    }
   }
+  list.push_back(tunekit::ops::make_native_gemm_template(constant));
   tunekit::TuningSettings settings;
   settings.max_search_duration_ms = static_cast<long long>(g_search_ms);
   settings.max_search_trials = 32;
   settings.rotating_buffer_bytes = kRotateBytes;
   settings.finalist_margin = 0;  // the ranking here is the benchmark's
-  GemmWorkspace* ws = workspace(shape);
-  std::unique_ptr<Candidate<GemmParams>> winner;
-  const tunekit::TuneReport report = tunekit::find_fastest(ws->bind(0), list, settings, &winner);
-  for (const auto& r : report.candidates) {
-    if (r.library == "native") {
-      std::printf("  %s: %zu configurations (%zu seeds) in %.0f ms, %s\n", r.name.c_str(),
-                  r.search_trials, r.search_seeds, r.search_ms, r.reason.c_str());
-    }
-  }
-  // The best native instance even when Default won: take the fastest measured template slot.
+  const tunekit::TuneReport report =
+      tunekit::find_fastest(workspace(shape)->bind(0), list, settings);
+  // The fastest native configuration measured, whether or not it beat Default.
   std::unique_ptr<Candidate<GemmParams>> best;
   double best_ms = 1e300;
   for (const auto& r : report.candidates) {
-    if (r.library != "native" || !r.measured() || r.score_ms >= best_ms) continue;
+    if (r.library != "native") continue;
+    std::printf("  %s: %zu configurations (%zu seeds) in %.0f ms%s%s\n", r.name.c_str(),
+                r.search_trials, r.search_seeds, r.search_ms, r.reason.empty() ? "" : ", ",
+                r.reason.c_str());
+    if (!r.measured() || r.score_ms >= best_ms) continue;
     auto* family = dynamic_cast<tunekit::TemplateCandidate<GemmParams>*>(list[r.index].get());
     if (auto rebuilt = family->from_name(r.name)) {
       best = std::move(*rebuilt);
       best_ms = r.score_ms;
     }
   }
-  std::printf("native for %s: %s\n", shape.signature().c_str(),
+  std::printf("native for %s%s: %s\n", shape.signature().c_str(), constant ? " (constant A)" : "",
               best ? best->name().c_str() : "none");
   return best;
 }
 
-void run_gemm(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shape) {
+// The one-time cost of packing the weights for `tuned`: a fresh copy's first call minus its
+// second (nothing for the decode kernels, which pack nothing).
+void print_pack_time(const Candidate<GemmParams>& tuned, const GemmParams& shape) {
+  auto family = tunekit::ops::make_native_gemm_template(/*constant_a=*/true);
+  auto* t = dynamic_cast<tunekit::TemplateCandidate<GemmParams>*>(family.get());
+  auto fresh = t->from_name(tuned.name());
+  if (!fresh) return;
+  const GemmParams p = workspace(shape)->bind(0);
+  double ms[2];
+  for (double& m : ms) {
+    const auto start = std::chrono::steady_clock::now();
+    (void)(*fresh)->run(p);
+    m = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+  std::printf("  first call %.2f ms, then %.2f ms: weights packed in %.2f ms\n", ms[0], ms[1],
+              ms[0] - ms[1]);
+}
+
+// Times `c` on rotating copies after one untimed call; with `constant_a` every call reads the
+// first copy's A (the weights stay where they are).
+void run_gemm(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shape,
+              bool constant_a) {
   tunekit::ops::set_num_threads(g_threads);
   GemmWorkspace* ws = workspace(shape);
-  if (Status s = c->prepare(ws->bind(0)); !s) {
+  const void* weights = ws->bind(0).a;
+  auto bound = [&](std::size_t i) {
+    GemmParams p = ws->bind(i);
+    if (constant_a) p.a = weights;
+    return p;
+  };
+  Status s = c->prepare(bound(0));
+  if (s.is_ok()) s = c->run(bound(0));  // untimed: first-call costs, packing
+  if (!s.is_ok()) {
     state.SkipWithError(s.to_string().c_str());
     return;
   }
   std::size_t i = 0;
   for (auto _ : state) {
-    if (Status s = c->run(ws->bind(i)); !s) {
+    if (s = c->run(bound(i)); !s.is_ok()) {
       state.SkipWithError(s.to_string().c_str());
       break;
     }
@@ -220,8 +257,13 @@ class Collector : public benchmark::ConsoleReporter {
   std::map<std::string, std::map<std::string, double>> values;
 };
 
-void summarise(const Collector& collected, const std::vector<GemmParams>& shapes,
-               const std::map<std::string, std::string>& native_names) {
+/// One summary row: a problem of a group, its benchmark prefix and the native configuration.
+struct Row {
+  GemmParams shape;
+  std::string group, prefix, native;
+};
+
+void summarise(const Collector& collected, const std::vector<Row>& rows) {
   auto value = [&](const std::string& bench, const char* counter) {
     auto it = collected.values.find(bench);
     if (it == collected.values.end()) return 0.0;
@@ -232,30 +274,32 @@ void summarise(const Collector& collected, const std::vector<GemmParams>& shapes
   const double bandwidth = value("bound/read/threads:" + std::to_string(g_threads), "GB/s");
   std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s\n",
               tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
-  std::printf("%-40s %-18s %9s %9s %7s %9s\n", "problem", "best library", "GFLOP/s", "native",
-              "ratio", "of bound");
-  for (const GemmParams& shape : shapes) {
-    const std::string prefix = "gemm/" + shape.signature() + "/";
+  std::printf("%-9s %-38s %-26s %8s %8s %7s %8s  %s\n", "group", "problem", "best library",
+              "GFLOP/s", "native", "ratio", "of bound", "native configuration");
+  for (const Row& row : rows) {
+    std::vector<std::string> names;
+    for (const auto& c : candidates()) {
+      if (c->library() != "native") names.push_back(c->name());
+    }
+    if (row.group == "constant") names.emplace_back("onednn_matmul[constant_b]");
     std::string best_name = "-";
     double best = 0;
-    for (const auto& c : candidates()) {
-      if (c->library() == "native") continue;
-      const double v = value(prefix + c->name(), "GFLOP/s");
+    for (const std::string& name : names) {
+      const double v = value(row.prefix + name, "GFLOP/s");
       if (v > best) {
         best = v;
-        best_name = c->name();
+        best_name = name;
       }
     }
-    const double native = value(prefix + "native", "GFLOP/s");
-    double bound_share = peak > 0 ? native / peak : 0;
-    if (shape.n == 1 && bandwidth > 0) {  // bytes of A per call: the weights stream once
-      const double gbs = native / shape.flops() * static_cast<double>(shape.a_bytes());
-      bound_share = gbs / bandwidth;
+    const double native = value(row.prefix + "native", "GFLOP/s");
+    double bound_share = peak > 0 ? native / peak : 0;  // of the FMA peak
+    if (row.shape.n == 1 && bandwidth > 0) {  // of the read bound: the weights stream once
+      bound_share =
+          native / row.shape.flops() * static_cast<double>(row.shape.a_bytes()) / bandwidth;
     }
-    std::printf(
-        "%-40s %-18s %9.1f %9.1f %7.3f %8.1f%%  %s\n", shape.signature().c_str(), best_name.c_str(),
-        best, native, best > 0 ? native / best : 0.0, 100.0 * bound_share,
-        native_names.count(shape.signature()) ? native_names.at(shape.signature()).c_str() : "");
+    std::printf("%-9s %-38s %-26s %8.1f %8.1f %7.3f %7.1f%%  %s\n", row.group.c_str(),
+                row.shape.signature().c_str(), best_name.c_str(), best, native,
+                best > 0 ? native / best : 0.0, 100.0 * bound_share, row.native.c_str());
   }
 }
 
@@ -268,6 +312,39 @@ bool take_flag(int& argc, char** argv, const char* flag, std::string& value) {
     return true;
   }
   return false;
+}
+
+void register_gemm(const std::string& name, Candidate<GemmParams>* c, const GemmParams& shape,
+                   bool constant) {
+  benchmark::RegisterBenchmark(name.c_str(), run_gemm, c, shape, constant)
+      ->UseRealTime()
+      ->MinTime(0.5)
+      ->Unit(benchmark::kMillisecond);
+}
+
+// Registers every library on `p`, oneDNN with constant weights for the constant group, and the
+// tuned native configuration (kept alive in `owned`).
+Row register_problem(const Problem& p, const GemmParams& shape,
+                     std::vector<std::unique_ptr<Candidate<GemmParams>>>& owned) {
+  const bool constant = std::string(p.group) == "constant";
+  Row row{shape, p.group, std::string(p.group) + "/" + shape.signature() + "/", "none"};
+  for (auto& c : candidates()) {
+    if (c->library() != "native" && c->supports(shape)) {
+      register_gemm(row.prefix + c->name(), c.get(), shape, constant);
+    }
+  }
+  if (constant) {
+    owned.push_back(
+        tunekit::ops::detail::make_onednn_matmul(tunekit::ops::detail::OnednnWeights::kConstant));
+    register_gemm(row.prefix + owned.back()->name(), owned.back().get(), shape, true);
+  }
+  if (auto native = tune_native(shape, constant)) {
+    row.native = native->name();
+    if (constant) print_pack_time(*native, shape);
+    register_gemm(row.prefix + "native", native.get(), shape, constant);
+    owned.push_back(std::move(native));
+  }
+  return row;
 }
 
 }  // namespace
@@ -291,34 +368,16 @@ int main(int argc, char** argv) {
       ->ArgName("threads")
       ->UseRealTime()
       ->MinTime(1.0);
-  std::vector<GemmParams> shapes;
-  std::vector<std::unique_ptr<Candidate<GemmParams>>> natives;
-  std::map<std::string, std::string> native_names;
+  std::vector<Row> rows;
+  std::vector<std::unique_ptr<Candidate<GemmParams>>> owned;
   for (const Problem& p : kProblems) {
     if (g_groups.find(p.group) == std::string::npos) continue;
     auto shape = GemmParams::from_signature(p.op, p.params);
-    if (!shape) continue;
-    shapes.push_back(*shape);
-    const std::string prefix = "gemm/" + shape->signature() + "/";
-    for (auto& c : candidates()) {
-      if (c->library() == "native" || !c->supports(*shape)) continue;
-      benchmark::RegisterBenchmark((prefix + c->name()).c_str(), run_gemm, c.get(), *shape)
-          ->UseRealTime()
-          ->MinTime(0.5)
-          ->Unit(benchmark::kMillisecond);
-    }
-    if (auto native = tune_native(*shape)) {
-      native_names[shape->signature()] = native->name();
-      benchmark::RegisterBenchmark((prefix + "native").c_str(), run_gemm, native.get(), *shape)
-          ->UseRealTime()
-          ->MinTime(0.5)
-          ->Unit(benchmark::kMillisecond);
-      natives.push_back(std::move(native));
-    }
+    if (shape) rows.push_back(register_problem(p, *shape, owned));
   }
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
-  summarise(collector, shapes, native_names);
+  summarise(collector, rows);
   benchmark::Shutdown();
   return 0;
 }

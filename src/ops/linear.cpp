@@ -108,10 +108,22 @@ GemmParams Linear::params(std::int64_t tokens, const float* x, std::int64_t ld_x
 
 Status Linear::forward(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
                        std::int64_t ld_y, float alpha, float beta) {
-  const GemmParams p = params(tokens, x, ld_x, y, ld_y, alpha, beta);
-  if (Status s = p.validate(); !s.is_ok()) {
-    return Status(s.code(), "Linear (ldb is ld_x, ldc is ld_y, n is tokens): " + s.message());
+  if (tokens == 0) return Status::ok();  // nothing to compute (as BLAS with n = 0)
+  auto bad = [](std::string what) {
+    return Status(StatusCode::kInvalidArgument, "Linear: " + what);
+  };
+  if (tokens < 0 || tokens > kMaxDim) {
+    return bad(fmt::format("tokens must be in [0, {}], got {}", kMaxDim, tokens));
   }
+  if (x == nullptr || y == nullptr) return bad(x == nullptr ? "x is null" : "y is null");
+  if (ld_x < in_ || ld_x > kMaxDim) {
+    return bad(fmt::format("ld_x must be in [in_features = {}, {}], got {}", in_, kMaxDim, ld_x));
+  }
+  if (ld_y < out_ || ld_y > kMaxDim) {
+    return bad(fmt::format("ld_y must be in [out_features = {}, {}], got {}", out_, kMaxDim, ld_y));
+  }
+  const GemmParams p = params(tokens, x, ld_x, y, ld_y, alpha, beta);
+  TUNEKIT_RETURN_IF_ERROR(p.validate());
   auto chosen = plan_for(p);
   if (!chosen) return chosen.status();
   return (*chosen)->run(p);

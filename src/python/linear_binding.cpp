@@ -33,6 +33,7 @@ RowMajor row_major(const char* name, const Operand& op) {
     raise_value_error(
         fmt::format("{}: {} must be 2-d, got shape {}", kLinear, name, shape_string(op)));
   }
+  if (op.shape[0] == 0 || op.shape[1] == 0) return RowMajor{op.shape[0], op.shape[1], op.shape[1]};
   const std::int64_t row_stride = op.strides[0] / 4;
   if ((op.shape[1] > 1 && op.strides[1] != 4) || op.strides[0] % 4 != 0 ||
       (op.shape[0] > 1 && row_stride < op.shape[1])) {

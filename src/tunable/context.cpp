@@ -524,10 +524,10 @@ Status TuningContext::reset() {
 Status apply_search_environment(TuningSettings& s) {
   auto trials = env::get_int("TUNEKIT_MAX_SEARCH_TRIALS");
   if (!trials) return trials.status();
-  if (*trials) s.max_search_trials = static_cast<std::size_t>(std::max(1LL, **trials));
+  if (*trials) s.max_search_trials = static_cast<std::size_t>(std::max(0LL, **trials));
   auto ms = env::get_int("TUNEKIT_MAX_SEARCH_DURATION_MS");
   if (!ms) return ms.status();
-  if (*ms) s.max_search_duration_ms = std::max(1LL, **ms);
+  if (*ms) s.max_search_duration_ms = std::max(0LL, **ms);
   auto transfer = env::get_bool("TUNEKIT_SEARCH_TRANSFER");
   if (!transfer) return transfer.status();
   if (*transfer) s.search_transfer = **transfer;

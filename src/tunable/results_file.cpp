@@ -106,16 +106,24 @@ std::string format_header(const std::vector<ValidatorEntry>& validators) {
 std::vector<std::string_view> split_fields(std::string_view line) {
   std::vector<std::string_view> fields;
   std::size_t start = 0;
-  int depth = 0;  // inside a solution's configuration, "native_f32[mr=16,nr=6,...]"
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (line[i] == '[') ++depth;
-    if (line[i] == ']' && depth > 0) --depth;
-    if (line[i] != ',' || depth > 0) continue;
-    fields.push_back(line.substr(start, i - start));
-    start = i + 1;
+  for (;;) {
+    std::size_t comma = line.find(',', start);
+    // The solution (third field) may carry a bracketed configuration with commas,
+    // "native_f32[mr=16,nr=6,...]": its commas do not split when the bracket closes.
+    if (fields.size() == 2 && comma != std::string_view::npos) {
+      const std::size_t open = line.find('[', start);
+      if (open < comma) {
+        const std::size_t close = line.find(']', open);
+        if (close != std::string_view::npos) comma = line.find(',', close);
+      }
+    }
+    if (comma == std::string_view::npos) {
+      fields.push_back(line.substr(start));
+      return fields;
+    }
+    fields.push_back(line.substr(start, comma - start));
+    start = comma + 1;
   }
-  fields.push_back(line.substr(start));
-  return fields;
 }
 
 std::optional<std::size_t> find_binary_byte(std::string_view text) noexcept {

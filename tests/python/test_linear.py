@@ -52,3 +52,11 @@ def test_bad_arguments_raise_tunekit_errors():
         layer(np.ones((2, 5), dtype=np.float32))
     with pytest.raises(tunekit.NotFoundError, match="no forward"):
         layer.choice(3)
+    with pytest.raises(ValueError, match="out_features"):
+        tunekit.Linear(np.zeros((0, 6), dtype=np.float32))
+
+
+def test_zero_tokens_give_an_empty_result():
+    layer = tunekit.Linear(rand((5, 6)))
+    y = layer(np.zeros((0, 6), dtype=np.float32))
+    assert y.shape == (0, 5) and y.dtype == np.float32

@@ -1,5 +1,6 @@
 // `tunekit results show FILE` prints a results file as a table (and whether its validators match
 // this machine); `tunekit candidates` lists the GEMM candidates and the libraries they run.
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -38,15 +39,21 @@ void show(const std::string& path, int threads) {
         tuning_context().threads(), first.c_str());
   }
   Table table({"op", "params", "solution", "ms", "GFLOP/s"}, {false, false, false, true, true});
+  std::vector<std::string> unknown;  // "<solution>: <why>", once each
   for (const auto& r : content->results) {
     auto p = ops::GemmParams::from_signature(r.op_signature, r.params_signature);
     const std::string rate = p ? format_number(gflops(p->flops(), r.time_ms)) : "-";
-    const bool known = gemm_op().knows_solution(r.solution);
+    const Status known = gemm_op().solution_status(r.solution);
+    const std::string why = r.solution + ": " + known.message();
+    if (!known.is_ok() && std::find(unknown.begin(), unknown.end(), why) == unknown.end()) {
+      unknown.push_back(why);
+    }
     table.add_row({r.op_signature, r.params_signature,
-                   known ? r.solution : r.solution + " (unknown here: Default runs)",
+                   known.is_ok() ? r.solution : r.solution + " (unknown here: Default runs)",
                    format_number(r.time_ms), rate});
   }
   std::fputs(table.render().c_str(), stdout);
+  for (const auto& u : unknown) std::printf("unknown solution %s\n", u.c_str());
   for (const auto& d : content->duplicates) std::printf("note: %s\n", d.c_str());
   for (const auto& w : content->warnings) std::printf("note: %s\n", w.c_str());
 }

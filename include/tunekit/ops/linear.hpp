@@ -52,8 +52,8 @@ class Linear {
   Linear(const Linear&) = delete;
   Linear& operator=(const Linear&) = delete;
 
-  /// Computes y for `tokens` rows of x. Errors: kInvalidArgument (tokens, pointers, leading
-  /// dimensions, non-finite alpha or beta), or the chosen candidate's error.
+  /// Computes y for `tokens` rows of x (0 rows: nothing to do). Errors: kInvalidArgument naming
+  /// tokens, x, y, ld_x, ld_y, or a non-finite alpha or beta; or the chosen candidate's error.
   Status forward(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
                  std::int64_t ld_y, float alpha = 1.0f, float beta = 0.0f);
   /// The choice made for `tokens` (the first made, when several leading dimensions were used).

@@ -59,8 +59,8 @@ struct TuningSettings {
   std::size_t rotating_buffer_bytes = 0;   ///< 0: no rotation
   std::size_t max_rotating_copies = 4096;  ///< cap on operand copies (tiny problems)
   /// Share of the budget a template candidate's configuration search gets per problem
-  /// (search_template): at most this many configurations, within this many ms (checked per
-  /// batch; a single configuration whose calls take longer still completes).
+  /// (search_template): at most this many configurations (0: its seeds only), within this many
+  /// ms (0: no limit; checked per batch, so a configuration whose calls take longer completes).
   std::size_t max_search_trials = 24;
   long long max_search_duration_ms = 2000;
   /// Whether the search measures the configurations that won the nearest problems tuned before
@@ -134,8 +134,8 @@ struct TuningSettings {
 /// | TUNEKIT_WILDCARD_FALLBACK      | 0                     | bool                               |
 /// | TUNEKIT_DYNAMIC_DIMS           | none                  | M, N, K, B letters or mask 0..15   |
 /// | TUNEKIT_THREADS                | usable cores          | threads; <= 0 -> default           |
-/// | TUNEKIT_MAX_SEARCH_TRIALS      | 24                    | configurations per template        |
-/// | TUNEKIT_MAX_SEARCH_DURATION_MS | 2000                  | ms per template and problem        |
+/// | TUNEKIT_MAX_SEARCH_TRIALS      | 24                    | per template; < 0 -> 0 = seeds only |
+/// | TUNEKIT_MAX_SEARCH_DURATION_MS | 2000                  | ms per template; < 0 -> 0 = off    |
 /// | TUNEKIT_SEARCH_TRANSFER        | 1                     | bool: seed with nearest winners    |
 /// | TUNEKIT_<LIBRARY>_ENABLED      | 1                     | bool, per candidate library        |
 ///

@@ -51,8 +51,9 @@ std::string format_result_line(const ResultLine& line);
 std::string format_header(const std::vector<ValidatorEntry>& validators);
 
 /// Splits on ',' without quoting (TunableOp fields never contain commas except BLAS_PARAMS,
-/// which callers keep as `extra`), except inside square brackets: a template solution's
-/// configuration, "native_f32[mr=16,nr=6,...]", is one field.
+/// which callers keep as `extra`), except inside the square brackets of the third field (the
+/// solution): a template solution's configuration, "native_f32[mr=16,nr=6,...]", is one field.
+/// A '[' without its ']' splits like any other text (the line then fails to parse).
 std::vector<std::string_view> split_fields(std::string_view line);
 
 /// Parses results-file text. A leading UTF-8 byte order mark is dropped, empty lines are

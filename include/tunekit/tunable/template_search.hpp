@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -22,6 +23,9 @@
 #include "tunekit/tunable/template_candidate.hpp"
 
 namespace tunekit {
+
+/// Timed calls per configuration when the search has no time limit, ms.
+inline constexpr double kUntimedTrialMs = 100.0;
 
 /// What search_template found.
 template <class Params>
@@ -43,7 +47,8 @@ struct TemplateSearchResult {
 ///  2. the default strategy (kDefaultStrategy, seeded with them through Tuner::load_history)
 ///     proposes the rest until settings.max_search_trials configurations were measured or
 ///     settings.max_search_duration_ms passed (checked per batch of 4), with early stopping
-///     after half the trial budget without improvement;
+///     after half the trial budget without improvement; max_search_trials 0 measures the seeds
+///     only, max_search_duration_ms 0 sets no time limit;
 ///  3. the fastest configuration is remembered by the template (TemplateCandidate::remember).
 /// Each configuration gets max_search_duration_ms / max_search_trials ms of timed calls (at
 /// least one call, at most 10): a coarse ranking; the winner is then profiled, checked and
@@ -66,12 +71,19 @@ TemplateSearchResult<Params> search_template(
   task->name = family.family();
   task->flop = params.flops();
   task->space = *space;
-  const std::size_t max_trials = std::max<std::size_t>(1, settings.max_search_trials);
-  const double budget_ms = static_cast<double>(std::max(1LL, settings.max_search_duration_ms));
+  // Trials 0: the seeds only. Duration 0: no time limit (each configuration then gets
+  // kUntimedTrialMs of calls).
+  const bool seeds_only = settings.max_search_trials == 0;
+  const std::size_t max_trials =
+      seeds_only ? std::numeric_limits<std::size_t>::max() : settings.max_search_trials;
+  const bool timed = settings.max_search_duration_ms > 0;
+  const double budget_ms = timed ? static_cast<double>(settings.max_search_duration_ms)
+                                 : std::numeric_limits<double>::infinity();
+  const double trial_ms =
+      timed && !seeds_only ? budget_ms / static_cast<double>(max_trials) : kUntimedTrialMs;
   auto runner = std::make_shared<CandidateRunner<Params>>(
       family, params, [&copies]() -> const Params& { return copies.current(); },
-      [&copies] { copies.advance(); }, budget_ms / static_cast<double>(max_trials), 10,
-      settings.clock, std::move(verify));
+      [&copies] { copies.advance(); }, trial_ms, 10, settings.clock, std::move(verify));
   auto strategy = make_strategy(kDefaultStrategy);
   if (!strategy) {
     out.status = strategy.status();
@@ -93,12 +105,12 @@ TemplateSearchResult<Params> search_template(
   tuner.load_history(seeded);
   out.seeds = seeded.size();
   const double spent_ms = static_cast<double>(now_ns() - start) / 1e6;
-  if (seeded.size() < max_trials && spent_ms < budget_ms) {
+  if (!seeds_only && seeded.size() < max_trials && spent_ms < budget_ms) {
     TuneOptions options;
     options.n_trial = max_trials - seeded.size();
     options.measure.runner = runner;
     options.batch_size = 4;
-    options.time_budget_s = (budget_ms - spent_ms) / 1e3;
+    if (timed) options.time_budget_s = (budget_ms - spent_ms) / 1e3;
     options.early_stopping = std::max<std::size_t>(4, max_trials / 2);
     options.callbacks.push_back([&last_error](const Tuner&, std::span<const MeasureInput>,
                                               std::span<const MeasureResult> results) {
@@ -113,7 +125,8 @@ TemplateSearchResult<Params> search_template(
   out.instance = runner->take_best_instance();
   if (!out.instance) {
     out.status = Status(StatusCode::kRuntimeError,
-                        family.family() + ": no configuration ran (" + last_error + ")");
+                        family.family() + ": no configuration ran (" +
+                            (last_error.empty() ? "none was measured" : last_error) + ")");
     return out;
   }
   out.config = runner->best_config();

@@ -144,17 +144,22 @@ class TunableOp {
     if (it == index_.end()) return std::nullopt;
     return it->second;
   }
-  /// Whether a stored solution named `name` runs as itself here (else dispatch runs Default): a
-  /// registered candidate's name, or a configuration a template candidate rebuilds on this
-  /// machine (TemplateCandidate::from_name).
-  bool knows_solution(std::string_view name) const {
-    if (find_candidate(name)) return true;
+  /// Whether a stored solution named `name` runs as itself here (else dispatch runs Default): ok
+  /// for a registered candidate's name or a configuration a template candidate rebuilds on this
+  /// machine (TemplateCandidate::from_name); else the template's reason (a malformed name, a
+  /// configuration this CPU cannot run) or kNotFound "not a candidate of this build".
+  Status solution_status(std::string_view name) const {
+    if (find_candidate(name)) return Status::ok();
     for (const auto& c : candidates_) {
       TemplateCandidate<Params>* family = as_template(*c);
-      if (family != nullptr && family->from_name(name)) return true;
+      if (family == nullptr) continue;
+      auto rebuilt = family->from_name(name);
+      if (rebuilt || rebuilt.status().code() != StatusCode::kNotFound) return rebuilt.status();
     }
-    return false;
+    return Status(StatusCode::kNotFound, "not a candidate of this build");
   }
+  /// solution_status(name).is_ok().
+  bool knows_solution(std::string_view name) const { return solution_status(name).is_ok(); }
   /// Name of the solution the next call with `params` would run without taking the slow path,
   /// or nullopt when it is not cached (or the cache entry is stale). Lock-free.
   std::optional<std::string> cached_solution(const Params& params) const {

@@ -109,6 +109,12 @@ TEST(ResultsParse, ATemplateConfigurationInBracketsIsOneField) {
   EXPECT_EQ(parsed->results[0].extra, "BLAS_PARAMS: - { M: 1, N: 2 }");
   EXPECT_EQ(format_result_line(parsed->results[0]),
             "op,p," + name + ",0.5,BLAS_PARAMS: - { M: 1, N: 2 }");
+  // An unclosed bracket does not swallow the time; brackets elsewhere do not group.
+  auto unclosed = parse_results("op,p,native_f32[mr=16,nr=6,0.5\n", "u.csv");
+  ASSERT_FALSE(unclosed.has_value());
+  EXPECT_NE(unclosed.status().message().find("u.csv:1"), std::string::npos);
+  auto in_params = parse_results("op,tn_[1,2],Default,0.5\n", "q.csv");
+  ASSERT_FALSE(in_params.has_value());
 }
 
 TEST(Wildcard, MatchesTokenByToken) {
