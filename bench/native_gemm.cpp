@@ -250,7 +250,10 @@ class Collector : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       if (r.error_occurred || r.run_type != Run::RT_Iteration) continue;
-      for (const auto& [name, counter] : r.counters) values[r.benchmark_name()][name] = counter;
+      // Keyed by the registered name ("peak/fma", "decode/<signature>/native").
+      for (const auto& [name, counter] : r.counters) {
+        values[r.run_name.function_name][name] = counter;
+      }
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -270,8 +273,8 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
     auto c = it->second.find(counter);
     return c == it->second.end() ? 0.0 : c->second;
   };
-  const double peak = value("peak/fma/threads:" + std::to_string(g_threads), "GFLOP/s");
-  const double bandwidth = value("bound/read/threads:" + std::to_string(g_threads), "GB/s");
+  const double peak = value("peak/fma", "GFLOP/s");
+  const double bandwidth = value("bound/read", "GB/s");
   std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s\n",
               tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
   std::printf("%-9s %-38s %-26s %8s %8s %7s %8s  %s\n", "group", "problem", "best library",
