@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -39,6 +40,109 @@ struct TemplateSearchResult {
   double wall_ms = 0.0;                         ///< time the search took
 };
 
+namespace detail {
+
+/// search_template's steps over one problem (see there): the budget, the seeds, the strategy.
+template <class Params>
+class TemplateSearch {
+ public:
+  TemplateSearch(TemplateCandidate<Params>& family, const Params& params,
+                 const TuningSettings& settings)
+      : family_(family),
+        params_(params),
+        settings_(settings),
+        seeds_only_(settings.max_search_trials == 0),
+        timed_(settings.max_search_duration_ms > 0),
+        max_trials_(seeds_only_ ? std::numeric_limits<std::size_t>::max()
+                                : settings.max_search_trials),
+        budget_ms_(timed_ ? static_cast<double>(settings.max_search_duration_ms)
+                          : std::numeric_limits<double>::infinity()) {}
+
+  /// The space, the task and the runner on `copies`. Errors: the space's or the strategy's.
+  Status start(OperandCopies<Params>& copies, std::function<Status(Candidate<Params>&)> verify) {
+    auto space = family_.space(params_);
+    if (!space) return space.status();
+    task_ = std::make_shared<Task>();
+    task_->name = family_.family();
+    task_->flop = params_.flops();
+    task_->space = *space;
+    // Without a time limit (or for the seeds only) each configuration gets kUntimedTrialMs.
+    const double trial_ms =
+        timed_ && !seeds_only_ ? budget_ms_ / static_cast<double>(max_trials_) : kUntimedTrialMs;
+    runner_ = std::make_shared<CandidateRunner<Params>>(
+        family_, params_, [&copies]() -> const Params& { return copies.current(); },
+        [&copies] { copies.advance(); }, trial_ms, 10, settings_.clock, std::move(verify));
+    auto strategy = make_strategy(kDefaultStrategy);
+    if (!strategy) return strategy.status();
+    tuner_.emplace(task_, std::move(*strategy), /*seed=*/0);
+    return Status::ok();
+  }
+
+  /// Step 1: the seeds, measured in order (duplicates once), handed to the strategy.
+  std::size_t measure_seeds() {
+    std::vector<Trial> seeded;
+    for (const Config& config : family_.seeds(params_, *task_->space, settings_.search_transfer)) {
+      if (seeded.size() >= max_trials_) break;
+      const auto same = [&config](const Trial& t) { return t.config.index() == config.index(); };
+      if (std::any_of(seeded.begin(), seeded.end(), same)) continue;
+      const MeasureInput input{task_, config};
+      MeasureResult r = runner_->run(std::span(&input, 1), {}).front();
+      if (!r.ok()) last_error_ = r.error_msg;
+      const double score = tuner_->score_of(r);
+      seeded.push_back(Trial{config, std::move(r), score});
+    }
+    tuner_->load_history(seeded);
+    return seeded.size();
+  }
+
+  /// Step 2: the default strategy within what is left of the trials and the time.
+  void run_strategy(std::size_t seeded, double spent_ms) {
+    if (seeds_only_ || seeded >= max_trials_ || spent_ms >= budget_ms_) return;
+    TuneOptions options;
+    options.n_trial = max_trials_ - seeded;
+    options.measure.runner = runner_;
+    options.batch_size = 4;
+    if (timed_) options.time_budget_s = (budget_ms_ - spent_ms) / 1e3;
+    options.early_stopping = std::max<std::size_t>(4, max_trials_ / 2);
+    options.callbacks.push_back([this](const Tuner&, std::span<const MeasureInput>,
+                                       std::span<const MeasureResult> results) {
+      for (const MeasureResult& r : results) {
+        if (!r.ok()) last_error_ = r.error_msg;
+      }
+    });
+    (void)tuner_->tune(options);
+  }
+
+  /// Step 3: the fastest configuration (remembered by the template), or why there is none.
+  void finish(TemplateSearchResult<Params>& out) {
+    out.trials = tuner_->trials().size();  // the seeds included (load_history)
+    out.instance = runner_->take_best_instance();
+    if (!out.instance) {
+      out.status = Status(StatusCode::kRuntimeError,
+                          family_.family() + ": no configuration ran (" +
+                              (last_error_.empty() ? "none was measured" : last_error_) + ")");
+      return;
+    }
+    out.config = runner_->best_config();
+    out.ms = runner_->best_ms();
+    family_.remember(params_, out.config, out.ms);
+  }
+
+ private:
+  TemplateCandidate<Params>& family_;
+  const Params& params_;
+  const TuningSettings& settings_;
+  bool seeds_only_, timed_;  // trials 0: the seeds only; duration 0: no time limit
+  std::size_t max_trials_;
+  double budget_ms_;
+  std::shared_ptr<Task> task_;
+  std::shared_ptr<CandidateRunner<Params>> runner_;
+  std::optional<Tuner> tuner_;
+  std::string last_error_;
+};
+
+}  // namespace detail
+
 /// Searches `family`'s space for `params` on the rotating operand `copies`, each configuration
 /// checked by `verify` (when given) before it is timed:
 ///  1. the seeds (TemplateCandidate::seeds: configurations that won on the nearest problems
@@ -62,76 +166,13 @@ TemplateSearchResult<Params> search_template(
     std::type_identity_t<std::function<Status(Candidate<Params>&)>> verify = nullptr) {
   TemplateSearchResult<Params> out;
   const std::int64_t start = now_ns();
-  auto space = family.space(params);
-  if (!space) {
-    out.status = space.status();
-    return out;
-  }
-  auto task = std::make_shared<Task>();
-  task->name = family.family();
-  task->flop = params.flops();
-  task->space = *space;
-  // Trials 0: the seeds only. Duration 0: no time limit (each configuration then gets
-  // kUntimedTrialMs of calls).
-  const bool seeds_only = settings.max_search_trials == 0;
-  const std::size_t max_trials =
-      seeds_only ? std::numeric_limits<std::size_t>::max() : settings.max_search_trials;
-  const bool timed = settings.max_search_duration_ms > 0;
-  const double budget_ms = timed ? static_cast<double>(settings.max_search_duration_ms)
-                                 : std::numeric_limits<double>::infinity();
-  const double trial_ms =
-      timed && !seeds_only ? budget_ms / static_cast<double>(max_trials) : kUntimedTrialMs;
-  auto runner = std::make_shared<CandidateRunner<Params>>(
-      family, params, [&copies]() -> const Params& { return copies.current(); },
-      [&copies] { copies.advance(); }, trial_ms, 10, settings.clock, std::move(verify));
-  auto strategy = make_strategy(kDefaultStrategy);
-  if (!strategy) {
-    out.status = strategy.status();
-    return out;
-  }
-  Tuner tuner(task, std::move(*strategy), /*seed=*/0);
-  std::vector<Trial> seeded;
-  std::string last_error;
-  for (const Config& config : family.seeds(params, **space, settings.search_transfer)) {
-    if (seeded.size() >= max_trials) break;
-    const auto same = [&config](const Trial& t) { return t.config.index() == config.index(); };
-    if (std::any_of(seeded.begin(), seeded.end(), same)) continue;
-    const MeasureInput input{task, config};
-    MeasureResult r = runner->run(std::span(&input, 1), {}).front();
-    if (!r.ok()) last_error = r.error_msg;
-    const double score = tuner.score_of(r);
-    seeded.push_back(Trial{config, std::move(r), score});
-  }
-  tuner.load_history(seeded);
-  out.seeds = seeded.size();
-  const double spent_ms = static_cast<double>(now_ns() - start) / 1e6;
-  if (!seeds_only && seeded.size() < max_trials && spent_ms < budget_ms) {
-    TuneOptions options;
-    options.n_trial = max_trials - seeded.size();
-    options.measure.runner = runner;
-    options.batch_size = 4;
-    if (timed) options.time_budget_s = (budget_ms - spent_ms) / 1e3;
-    options.early_stopping = std::max<std::size_t>(4, max_trials / 2);
-    options.callbacks.push_back([&last_error](const Tuner&, std::span<const MeasureInput>,
-                                              std::span<const MeasureResult> results) {
-      for (const MeasureResult& r : results) {
-        if (!r.ok()) last_error = r.error_msg;
-      }
-    });
-    (void)tuner.tune(options);
-  }
-  out.trials = tuner.trials().size();  // the seeds included (load_history)
+  detail::TemplateSearch<Params> search(family, params, settings);
+  out.status = search.start(copies, std::move(verify));
+  if (!out.status.is_ok()) return out;
+  out.seeds = search.measure_seeds();
+  search.run_strategy(out.seeds, static_cast<double>(now_ns() - start) / 1e6);
+  search.finish(out);
   out.wall_ms = static_cast<double>(now_ns() - start) / 1e6;
-  out.instance = runner->take_best_instance();
-  if (!out.instance) {
-    out.status = Status(StatusCode::kRuntimeError,
-                        family.family() + ": no configuration ran (" +
-                            (last_error.empty() ? "none was measured" : last_error) + ")");
-    return out;
-  }
-  out.config = runner->best_config();
-  out.ms = runner->best_ms();
-  family.remember(params, out.config, out.ms);
   return out;
 }
 
