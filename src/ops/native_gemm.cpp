@@ -13,7 +13,7 @@
 #include "ops/gemm_internal.hpp"
 #include "ops/native_build.hpp"
 #include "tunekit/ops/threading.hpp"
-#include "tunekit/tunable/template_candidate.hpp"
+#include "tunekit/tunable/template_search.hpp"
 
 namespace tunekit::ops {
 namespace detail {
@@ -191,7 +191,7 @@ class History {
 // Seeds taken from the nearest problems' winners.
 constexpr std::size_t kTransferSeeds = 3;
 
-class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandidate<GemmParams> {
+class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTemplate<GemmParams> {
  public:
   explicit NativeGemmTemplate(bool constant_a)
       : GemmCandidateBase(std::string(kNativeGemmFamily), "native"), constant_a_(constant_a) {}
@@ -279,7 +279,7 @@ class NativeGemmTemplate final : public GemmCandidateBase, public TemplateCandid
   std::unique_ptr<Candidate<GemmParams>> default_;
 };
 
-class NativeDecodeTemplate final : public GemmCandidateBase, public TemplateCandidate<GemmParams> {
+class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemplate<GemmParams> {
  public:
   NativeDecodeTemplate() : GemmCandidateBase(std::string(kNativeDecodeFamily), "native") {}
 

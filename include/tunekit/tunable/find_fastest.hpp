@@ -24,7 +24,6 @@
 #include "tunekit/tunable/params_traits.hpp"
 #include "tunekit/tunable/report.hpp"
 #include "tunekit/tunable/template_candidate.hpp"
-#include "tunekit/tunable/template_search.hpp"
 
 namespace tunekit {
 
@@ -290,9 +289,8 @@ class FastestSearch {
       if (!enabled || !*enabled) return true;  // admit() reports it
     }
     if (Status s = candidates_[i]->supports(params_); !s.is_ok()) return true;  // admit() too
-    TemplateSearchResult<Params> found =
-        search_template(*family, params_, *copies_, settings_,
-                        [this](Candidate<Params>& c) { return verify_output(c); });
+    TemplateSearchResult<Params> found = family->search(
+        params_, *copies_, settings_, [this](Candidate<Params>& c) { return verify_output(c); });
     CandidateReport& r = report_.candidates[i];
     r.search_trials = found.trials;
     r.search_seeds = found.seeds;

@@ -3,16 +3,35 @@
 // other candidates; its solution name carries the configuration and rebuilds it on load.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tunekit/core/status.hpp"
-#include "tunekit/space/config_space.hpp"
 #include "tunekit/tunable/candidate.hpp"
+#include "tunekit/tunable/context.hpp"
+#include "tunekit/tunable/operand_copies.hpp"
 
 namespace tunekit {
+
+// Declared only: this header is included wherever TunableOp is (tunable_op.hpp, find_fastest.hpp),
+// and the search layer's headers stay with the code that searches (template_search.hpp).
+class Config;
+class ConfigSpace;
+
+/// What a template's configuration search found (TemplateCandidate::search).
+template <class Params>
+struct TemplateSearchResult {
+  Status status = Status::ok();                 ///< why nothing was found (then no instance)
+  std::unique_ptr<Candidate<Params>> instance;  ///< the fastest configuration's candidate
+  double ms = 0.0;                              ///< its mean time per call in the search, ms
+  std::size_t trials = 0;                       ///< configurations measured
+  std::size_t seeds = 0;                        ///< of which seeds (transfer, default)
+  double wall_ms = 0.0;                         ///< time the search took
+};
 
 /// A parameterised implementation: one ConfigSpace per problem, one concrete Candidate per
 /// point of it. An interface beside Candidate<Params>: a template is registered as a candidate
@@ -43,14 +62,18 @@ class TemplateCandidate {
   virtual Expected<std::unique_ptr<Candidate<Params>>> from_name(std::string_view name) = 0;
   /// Points of `space` (= space(params)) to measure first, most promising first: when
   /// `transfer`, configurations that won on other problems (nearest problems first), then the
-  /// template's own default. Default: none.
-  virtual std::vector<Config> seeds(const Params& /*params*/, const ConfigSpace& /*space*/,
-                                    bool /*transfer*/) {
-    return {};
-  }
+  /// template's own default (may be none).
+  virtual std::vector<Config> seeds(const Params& params, const ConfigSpace& space,
+                                    bool transfer) = 0;
   /// Records that `config` (a point of space(params)) was the fastest found for `params` with
   /// `ms` per call, for later seeds(). Default: nothing.
   virtual void remember(const Params& /*params*/, const Config& /*config*/, double /*ms*/) {}
+  /// Searches the space for `params` on the rotating operand `copies` within the settings'
+  /// share of the budget, each configuration checked by `verify` (when given) before it is
+  /// timed. SearchedTemplate (template_search.hpp) implements it with search_template().
+  virtual TemplateSearchResult<Params> search(const Params& params, OperandCopies<Params>& copies,
+                                              const TuningSettings& settings,
+                                              std::function<Status(Candidate<Params>&)> verify) = 0;
 };
 
 /// The template behind `candidate`, or null for a plain candidate.

@@ -28,18 +28,6 @@ namespace tunekit {
 /// Timed calls per configuration when the search has no time limit, ms.
 inline constexpr double kUntimedTrialMs = 100.0;
 
-/// What search_template found.
-template <class Params>
-struct TemplateSearchResult {
-  Status status = Status::ok();                 ///< why nothing was found (then no instance)
-  std::unique_ptr<Candidate<Params>> instance;  ///< the fastest configuration's candidate
-  Config config;                                ///< its point of the space
-  double ms = 0.0;                              ///< its mean time per call in the search, ms
-  std::size_t trials = 0;                       ///< configurations measured
-  std::size_t seeds = 0;                        ///< of which seeds (transfer, default)
-  double wall_ms = 0.0;                         ///< time the search took
-};
-
 namespace detail {
 
 /// search_template's steps over one problem (see there): the budget, the seeds, the strategy.
@@ -123,9 +111,8 @@ class TemplateSearch {
                               (last_error_.empty() ? "none was measured" : last_error_) + ")");
       return;
     }
-    out.config = runner_->best_config();
     out.ms = runner_->best_ms();
-    family_.remember(params_, out.config, out.ms);
+    family_.remember(params_, runner_->best_config(), out.ms);
   }
 
  private:
@@ -175,5 +162,16 @@ TemplateSearchResult<Params> search_template(
   out.wall_ms = static_cast<double>(now_ns() - start) / 1e6;
   return out;
 }
+
+/// A TemplateCandidate whose search() is search_template(): what a template derives from.
+template <class Params>
+class SearchedTemplate : public TemplateCandidate<Params> {
+ public:
+  TemplateSearchResult<Params> search(const Params& params, OperandCopies<Params>& copies,
+                                      const TuningSettings& settings,
+                                      std::function<Status(Candidate<Params>&)> verify) override {
+    return search_template(*this, params, copies, settings, std::move(verify));
+  }
+};
 
 }  // namespace tunekit

@@ -2,8 +2,6 @@
 // whose configuration `speed` sets its call time: the search finds the fastest configuration
 // within its share of the budget, the winner's name carries it into the results file, a new op
 // rebuilds it from that name, bad names fall back to Default, and winners seed the next search.
-#include "tunekit/tunable/template_candidate.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 
 #include "fake_op.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/tunable/template_search.hpp"
 #include "tunekit/tunable/tunable_op.hpp"
 
 namespace tunekit {
@@ -24,7 +23,7 @@ using testing::FakeCandidate;
 double spin_of(int speed) { return 10.0 + 10.0 * std::abs(speed - 5); }
 
 // "fake[speed=N]" for N in 1..8; `wrong` speeds compute a wrong sum.
-class FakeTemplate final : public FakeCandidate, public TemplateCandidate<AddParams> {
+class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddParams> {
  public:
   explicit FakeTemplate(std::set<int> wrong = {})
       : FakeCandidate("fake", "fake", spin_of(1)), wrong_(std::move(wrong)) {}
