@@ -25,7 +25,7 @@ struct Linear::Plan {
 
 namespace {
 
-constexpr std::int64_t kMaxDim = (std::int64_t{1} << 31) - 1;
+constexpr std::int64_t kMaxFeatures = (std::int64_t{1} << 31) - 1;
 
 // Default, then the candidates that pack constant weights once, then the decode kernels.
 CandidateList<GemmParams> constant_candidates() {
@@ -73,15 +73,15 @@ Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
   auto bad = [](std::string what) {
     return Status(StatusCode::kInvalidArgument, "Linear: " + what);
   };
-  if (out_features < 1 || out_features > kMaxDim) {
-    return bad(fmt::format("out_features must be in [1, {}], got {}", kMaxDim, out_features));
+  if (out_features < 1 || out_features > kMaxFeatures) {
+    return bad(fmt::format("out_features must be in [1, {}], got {}", kMaxFeatures, out_features));
   }
-  if (in_features < 1 || in_features > kMaxDim) {
-    return bad(fmt::format("in_features must be in [1, {}], got {}", kMaxDim, in_features));
+  if (in_features < 1 || in_features > kMaxFeatures) {
+    return bad(fmt::format("in_features must be in [1, {}], got {}", kMaxFeatures, in_features));
   }
-  if (ld_w < in_features || ld_w > kMaxDim) {
-    return bad(
-        fmt::format("ld_w must be in [in_features = {}, {}], got {}", in_features, kMaxDim, ld_w));
+  if (ld_w < in_features || ld_w > kMaxFeatures) {
+    return bad(fmt::format("ld_w must be in [in_features = {}, {}], got {}", in_features,
+                           kMaxFeatures, ld_w));
   }
   if (weights == nullptr) return bad("weights is null");
   return std::unique_ptr<Linear>(new Linear(out_features, in_features, weights, ld_w));
@@ -112,15 +112,17 @@ Status Linear::forward(std::int64_t tokens, const float* x, std::int64_t ld_x, f
   auto bad = [](std::string what) {
     return Status(StatusCode::kInvalidArgument, "Linear: " + what);
   };
-  if (tokens < 0 || tokens > kMaxDim) {
-    return bad(fmt::format("tokens must be in [0, {}], got {}", kMaxDim, tokens));
+  if (tokens < 0 || tokens > kMaxFeatures) {
+    return bad(fmt::format("tokens must be in [0, {}], got {}", kMaxFeatures, tokens));
   }
   if (x == nullptr || y == nullptr) return bad(x == nullptr ? "x is null" : "y is null");
-  if (ld_x < in_ || ld_x > kMaxDim) {
-    return bad(fmt::format("ld_x must be in [in_features = {}, {}], got {}", in_, kMaxDim, ld_x));
+  if (ld_x < in_ || ld_x > kMaxFeatures) {
+    return bad(
+        fmt::format("ld_x must be in [in_features = {}, {}], got {}", in_, kMaxFeatures, ld_x));
   }
-  if (ld_y < out_ || ld_y > kMaxDim) {
-    return bad(fmt::format("ld_y must be in [out_features = {}, {}], got {}", out_, kMaxDim, ld_y));
+  if (ld_y < out_ || ld_y > kMaxFeatures) {
+    return bad(
+        fmt::format("ld_y must be in [out_features = {}, {}], got {}", out_, kMaxFeatures, ld_y));
   }
   const GemmParams p = params(tokens, x, ld_x, y, ld_y, alpha, beta);
   TUNEKIT_RETURN_IF_ERROR(p.validate());

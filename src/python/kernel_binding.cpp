@@ -17,6 +17,7 @@
 #include "bindings.hpp"
 #include "engine_thread.hpp"
 #include "errors.hpp"
+#include "json_argument.hpp"
 #include "tunekit/kernel/kernel_task.hpp"
 #include "tunekit/kernel/tune_kernel.hpp"
 #include "tunekit/measure/kernel_build.hpp"
@@ -27,14 +28,6 @@ namespace nb = nanobind;
 
 namespace tunekit::python {
 namespace {
-
-nlohmann::json parse_json(const std::string& text, const char* what) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    raise_value_error(std::string(what) + " is not JSON: " + text);
-  }
-}
 
 /// The kernel spec Python composed (python/tunekit/kernel.py, Kernel.spec: the spec form of
 /// docs/kernels.md without "space"), with `space` as its config space. `label` names it in

@@ -14,6 +14,7 @@
 
 #include "autotvm.hpp"
 #include "errors.hpp"
+#include "json_argument.hpp"
 #include "tunekit/measure/kernel_build.hpp"
 
 namespace nb = nanobind;
@@ -22,14 +23,6 @@ namespace tunekit::python {
 namespace {
 
 using Sizes = std::vector<std::int64_t>;
-
-nlohmann::json parse_json(const std::string& text, const char* what) {
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
-    raise_value_error(std::string(what) + " is not JSON: " + text);
-  }
-}
 
 /// The split sizes `filter` keeps among the entities `options` enumerate (the filter is a Python
 /// callable on the size list, called here, under the GIL, once per entity).

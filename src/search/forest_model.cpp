@@ -61,7 +61,7 @@ std::size_t partition_rows(const std::uint16_t* column, std::vector<std::uint32_
   return static_cast<std::size_t>(mid - rows.begin());
 }
 
-struct Builder {
+struct TreeBuilder {
   const std::vector<std::uint16_t>& bins;       // column-major: bins[f * rows + r]
   const std::vector<std::vector<float>>& cuts;  // per feature: thresholds between bins
   std::span<const double> y;
@@ -218,7 +218,7 @@ Status ForestModel::build(const FeatureMatrix& x, std::span<const double> y,
   Rng rng(settings_.seed * 0x9E3779B97F4A7C15ULL + ++fit_count_);
   std::vector<double> wy(n);
   for (std::size_t r = 0; r < n; ++r) wy[r] = w[r] * target[r];
-  Builder b{bins, cuts, target, w, wy, n, settings_, rng, {}, {}, {}};
+  TreeBuilder b{bins, cuts, target, w, wy, n, settings_, rng, {}, {}, {}};
   std::size_t widest = 1;
   for (std::size_t f = 0; f < cols; ++f) {
     if (!cuts[f].empty()) b.features.push_back(f);

@@ -163,7 +163,7 @@ std::vector<std::int64_t> powers_of_two(std::int64_t n) {
   return out;
 }
 
-Status invalid(std::string message) {
+Status invalid_split(std::string message) {
   return Status(StatusCode::kInvalidArgument, std::move(message));
 }
 
@@ -171,7 +171,8 @@ Status invalid(std::string message) {
 
 Expected<std::vector<std::int64_t>> split_factor_list(std::int64_t length, std::string_view policy,
                                                       bool cpython_set_order) {
-  if (length < 1) return invalid(fmt::format("split: axis length must be >= 1, got {}", length));
+  if (length < 1)
+    return invalid_split(fmt::format("split: axis length must be >= 1, got {}", length));
   if (policy == "factors") return divisors(length);
   if (policy == "power2") return powers_of_two(length);
   if (policy == "verbose") {
@@ -189,22 +190,24 @@ Expected<std::vector<std::int64_t>> split_factor_list(std::int64_t length, std::
     all.erase(std::unique(all.begin(), all.end()), all.end());
     return all;
   }
-  return invalid(
+  return invalid_split(
       fmt::format("split: unknown policy '{}' (factors, power2, verbose, candidate)", policy));
 }
 
 Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t length,
                                                                  const SplitOptions& options) {
   if (options.num_outputs < 1) {
-    return invalid(fmt::format("split: num_outputs must be >= 1, got {}", options.num_outputs));
+    return invalid_split(
+        fmt::format("split: num_outputs must be >= 1, got {}", options.num_outputs));
   }
-  if (length < 1) return invalid(fmt::format("split: axis length must be >= 1, got {}", length));
+  if (length < 1)
+    return invalid_split(fmt::format("split: axis length must be >= 1, got {}", length));
   std::vector<std::vector<std::int64_t>> out;
   if (options.policy == "candidate") {
     for (const auto& c : options.candidates) {
       if (static_cast<int>(c.size()) != options.num_outputs) {
-        return invalid(fmt::format("split: candidate of length {} for num_outputs {}", c.size(),
-                                   options.num_outputs));
+        return invalid_split(fmt::format("split: candidate of length {} for num_outputs {}",
+                                         c.size(), options.num_outputs));
       }
       out.push_back(c);
     }
@@ -257,17 +260,17 @@ Expected<std::vector<std::vector<std::int64_t>>> enumerate_split(std::int64_t le
     std::erase_if(out, [&](const std::vector<std::int64_t>& e) { return !options.filter(e); });
   }
   if (out.empty()) {
-    return invalid(fmt::format("split of length {} ({}, num_outputs {}) has no entity left", length,
-                               options.policy, options.num_outputs));
+    return invalid_split(fmt::format("split of length {} ({}, num_outputs {}) has no entity left",
+                                     length, options.policy, options.num_outputs));
   }
   return out;
 }
 
 Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length,
                                                    std::span<const std::int64_t> max_sizes) {
-  if (max_sizes.empty()) return invalid("fallback_split: empty max_sizes");
+  if (max_sizes.empty()) return invalid_split("fallback_split: empty max_sizes");
   if (length < 1)
-    return invalid(fmt::format("fallback_split: axis length must be >= 1, got {}", length));
+    return invalid_split(fmt::format("fallback_split: axis length must be >= 1, got {}", length));
   std::vector<std::int64_t> out(max_sizes.size(), 1);
   std::int64_t remaining = length;
   for (std::size_t i = max_sizes.size() - 1; i >= 1; --i) {
@@ -277,8 +280,8 @@ Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length,
       if (d <= limit) best = d;
     }
     if (best < 1) {
-      return invalid(fmt::format("fallback_split: no divisor of {} is <= {} (output {})", remaining,
-                                 limit, i));
+      return invalid_split(fmt::format("fallback_split: no divisor of {} is <= {} (output {})",
+                                       remaining, limit, i));
     }
     out[i] = best;
     remaining /= best;
@@ -289,7 +292,7 @@ Expected<std::vector<std::int64_t>> fallback_split(std::int64_t length,
 
 Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes,
                                                           const ReorderOptions& options) {
-  if (num_axes < 1) return invalid(fmt::format("reorder: need >= 1 axis, got {}", num_axes));
+  if (num_axes < 1) return invalid_split(fmt::format("reorder: need >= 1 axis, got {}", num_axes));
   std::vector<int> identity(static_cast<std::size_t>(num_axes));
   std::iota(identity.begin(), identity.end(), 0);
   std::vector<std::vector<int>> out;
@@ -303,7 +306,8 @@ Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes,
   } else if (options.policy == "interval_all" || options.policy == "interval") {
     const auto [b, e] = options.interval;
     if (b < 0 || e > num_axes || b >= e) {
-      return invalid(fmt::format("reorder: bad interval [{}, {}) for {} axes", b, e, num_axes));
+      return invalid_split(
+          fmt::format("reorder: bad interval [{}, {}) for {} axes", b, e, num_axes));
     }
     std::vector<int> p = identity;
     do {
@@ -314,12 +318,12 @@ Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes,
       std::vector<int> sorted = c;
       std::sort(sorted.begin(), sorted.end());
       if (sorted != identity)
-        return invalid("reorder: a candidate is not a permutation of the axes");
+        return invalid_split("reorder: a candidate is not a permutation of the axes");
       out.push_back(c);
     }
-    if (out.empty()) return invalid("reorder: empty candidate list");
+    if (out.empty()) return invalid_split("reorder: empty candidate list");
   } else {
-    return invalid(fmt::format(
+    return invalid_split(fmt::format(
         "reorder: unknown policy '{}' (identity, all, interval_all, candidate)", options.policy));
   }
   return out;
@@ -327,11 +331,12 @@ Expected<std::vector<std::vector<int>>> enumerate_reorder(int num_axes,
 
 Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes,
                                                          const AnnotateOptions& options) {
-  if (num_axes < 1) return invalid(fmt::format("annotate: need >= 1 axis, got {}", num_axes));
+  if (num_axes < 1) return invalid_split(fmt::format("annotate: need >= 1 axis, got {}", num_axes));
   std::vector<nlohmann::json> out;
   if (options.policy == "locate_cache") {
     const int k = options.num_anchor;
-    if (k < 0 || k > num_axes) return invalid("annotate: locate_cache num_anchor out of range");
+    if (k < 0 || k > num_axes)
+      return invalid_split("annotate: locate_cache num_anchor out of range");
     std::vector<int> comb(static_cast<std::size_t>(k));
     std::iota(comb.begin(), comb.end(), 0);
     for (;;) {
@@ -346,8 +351,8 @@ Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes,
     return out;
   }
   if (options.policy.starts_with("bind_gpu")) {
-    return invalid("annotate: policy '" + options.policy +
-                   "' binds IR axes to GPU threads and has no meaning without a schedule");
+    return invalid_split("annotate: policy '" + options.policy +
+                         "' binds IR axes to GPU threads and has no meaning without a schedule");
   }
   std::vector<std::string> words;
   std::size_t start = 0;
@@ -356,7 +361,7 @@ Expected<std::vector<nlohmann::json>> enumerate_annotate(int num_axes,
     const std::size_t end = std::min(p.find('_', start), p.size());
     std::string w = p.substr(start, end - start);
     if (w == "try") w = "none";
-    if (w.empty()) return invalid("annotate: bad policy '" + p + "'");
+    if (w.empty()) return invalid_split("annotate: bad policy '" + p + "'");
     words.push_back(std::move(w));
     start = end + 1;
   }
