@@ -1,14 +1,14 @@
 // tunekit's own GEMM kernels against the GEMM libraries, with the machine's bounds measured in the
-// same run: the fp32 FMA peak (independent FMA chains in registers) and the read bandwidth (a sum
-// over 1 GiB), both with the benchmark's threads. For every problem the native configuration is
-// found first by find_fastest over {Default, native templates} (search budget --search-ms), then
-// every library candidate and the native configuration are timed on rotating operand copies
-// spanning >= 256 MiB, each after one untimed call. In the "constant" group every call reads the
-// same weights (A), the native kernels pack them once, oneDNN's matmul with its weights reordered
-// once joins the libraries, and the one-time pack cost is printed. The summary gives per problem
-// the best library, native's ratio to it, and native's share of the FMA peak (or of the read
-// bound for 1 token).
-// Run: build/bench/native_gemm [--threads N] [--search-ms MS]
+// same run: the fp32 FMA peak (independent FMA chains in registers) and the read bandwidth (sums
+// over 1 GiB as 1, 4 or 8 streams per thread, the best of them), both with the benchmark's threads.
+// For every problem the native configuration is found first by find_fastest over {Default, native
+// templates} (search budget --search-ms), then every library candidate and the native configuration
+// are timed on rotating operand copies spanning >= 256 MiB, each after one untimed call. In the
+// "constant" group every call reads the same weights (A), the native kernels pack them once,
+// oneDNN's matmul with its weights reordered once joins the libraries, and the one-time pack cost
+// is printed. The summary gives per problem the best library, native's ratio to it, and native's
+// share of the FMA peak (or of the read bound for 1 token). Run: build/bench/native_gemm [--threads
+// N] [--search-ms MS]
 //      [--problems large,prefill,decode,constant] [benchmark flags]; figures in docs/native.md.
 #include "tunekit/ops/native_gemm.hpp"
 
@@ -57,6 +57,8 @@ constexpr Problem kProblems[] = {
     {"prefill", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
+    {"decode", "GemmTunableOp_BFloat16_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
+    {"decode", "GemmTunableOp_BFloat16_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
     {"constant", "GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096"},
     {"constant", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
 };
@@ -109,20 +111,30 @@ void BM_FmaPeak(benchmark::State& state) {
       flop_per_call * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
 }
 
-__attribute__((target("avx2"))) float sum_range(const float* p, std::size_t n) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
-  for (std::size_t i = 0; i + 32 <= n; i += 32) {
-    s0 = _mm256_add_ps(s0, _mm256_loadu_ps(p + i));
-    s1 = _mm256_add_ps(s1, _mm256_loadu_ps(p + i + 8));
-    s2 = _mm256_add_ps(s2, _mm256_loadu_ps(p + i + 16));
-    s3 = _mm256_add_ps(s3, _mm256_loadu_ps(p + i + 24));
+// The sum of S equal chunks of [p, p + n) read in lock step, one cache line of each per step:
+// S sequential streams in flight at once, as a decode kernel reading S rows of weights has.
+template <int S>
+__attribute__((target("avx2"))) float sum_streams(const float* p, std::size_t n) {
+  const std::size_t chunk = n / S / 16 * 16;
+  __m256 acc[S][2];
+  for (auto& a : acc) a[0] = a[1] = _mm256_setzero_ps();
+  for (std::size_t i = 0; i < chunk; i += 16) {
+#pragma GCC unroll 8
+    for (int s = 0; s < S; ++s) {
+      acc[s][0] = _mm256_add_ps(acc[s][0], _mm256_loadu_ps(p + s * chunk + i));
+      acc[s][1] = _mm256_add_ps(acc[s][1], _mm256_loadu_ps(p + s * chunk + i + 8));
+    }
   }
   float out[8];
-  _mm256_storeu_ps(out, _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  __m256 total = _mm256_setzero_ps();
+  for (auto& a : acc) total = _mm256_add_ps(total, _mm256_add_ps(a[0], a[1]));
+  _mm256_storeu_ps(out, total);
   return out[0] + out[7];
 }
 
-void BM_ReadBandwidth(benchmark::State& state) {
+// Read bandwidth of `threads` threads, each summing its share of 1 GiB as `streams` (1, 4 or 8)
+// streams; the summary takes the best stream count as the machine's read bound.
+void BM_ReadBandwidth(benchmark::State& state, int streams) {
   [[maybe_unused]] const int threads = static_cast<int>(state.range(0));
   static std::vector<float> data(std::size_t{1} << 28, 1.0f);  // 1 GiB, past any LLC here
   float sink = 0;
@@ -130,7 +142,10 @@ void BM_ReadBandwidth(benchmark::State& state) {
 #pragma omp parallel num_threads(threads) reduction(+ : sink)
     {
       const std::size_t part = data.size() / static_cast<std::size_t>(omp_get_num_threads());
-      sink += sum_range(data.data() + part * static_cast<std::size_t>(omp_get_thread_num()), part);
+      const float* mine = data.data() + part * static_cast<std::size_t>(omp_get_thread_num());
+      sink += streams >= 8   ? sum_streams<8>(mine, part)
+              : streams >= 4 ? sum_streams<4>(mine, part)
+                             : sum_streams<1>(mine, part);
     }
   }
   benchmark::DoNotOptimize(sink);
@@ -162,7 +177,9 @@ GemmWorkspace* workspace(const GemmParams& shape) {
 std::unique_ptr<Candidate<GemmParams>> tune_native(const GemmParams& shape, bool constant) {
   CandidateList<GemmParams> list;
   for (auto& c : tunekit::ops::make_gemm_candidates()) {
-    if (c->name() == "Default" || c->name() == tunekit::ops::kNativeDecodeFamily) {
+    // Default and the decode families (the blocked one is added below, with `constant`).
+    if (c->name() == "Default" ||
+        (c->library() == "native" && c->name() != tunekit::ops::kNativeGemmFamily)) {
       list.push_back(std::move(c));
     }
   }
@@ -266,6 +283,11 @@ struct Row {
   std::string group, prefix, native;
 };
 
+// "tn_4096_1_4096_ld_4096_4096_4096", with " bf16" for bf16 problems.
+std::string describe(const GemmParams& shape) {
+  return shape.signature() + (shape.dtype == tunekit::ops::DType::kBFloat16 ? " bf16" : "");
+}
+
 void summarise(const Collector& collected, const std::vector<Row>& rows) {
   auto value = [&](const std::string& bench, const char* counter) {
     auto it = collected.values.find(bench);
@@ -274,7 +296,13 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
     return c == it->second.end() ? 0.0 : c->second;
   };
   const double peak = value("peak/fma", "GFLOP/s");
-  const double bandwidth = value("bound/read", "GB/s");
+  double bandwidth = 0;  // the best of the stream counts
+  for (const auto& [name, counters] : collected.values) {
+    auto gbs = counters.find("GB/s");
+    if (name.rfind("bound/read", 0) == 0 && gbs != counters.end()) {
+      bandwidth = std::max(bandwidth, gbs->second);
+    }
+  }
   std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s\n",
               tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
   std::printf("%-9s %-38s %-26s %8s %8s %7s %8s  %s\n", "group", "problem", "best library",
@@ -301,8 +329,22 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
           native / row.shape.flops() * static_cast<double>(row.shape.a_bytes()) / bandwidth;
     }
     std::printf("%-9s %-38s %-26s %8.1f %8.1f %7.3f %7.1f%%  %s\n", row.group.c_str(),
-                row.shape.signature().c_str(), best_name.c_str(), best, native,
+                describe(row.shape).c_str(), best_name.c_str(), best, native,
                 best > 0 ? native / best : 0.0, 100.0 * bound_share, row.native.c_str());
+  }
+  // bf16 weights against fp32 weights of the same decode shape (native kernels both).
+  for (const Row& bf16 : rows) {
+    if (bf16.shape.dtype != tunekit::ops::DType::kBFloat16) continue;
+    for (const Row& f32 : rows) {
+      if (f32.group != bf16.group || f32.shape.dtype != tunekit::ops::DType::kFloat ||
+          f32.shape.signature() != bf16.shape.signature()) {
+        continue;
+      }
+      const double a = value(bf16.prefix + "native", "GFLOP/s");
+      const double b = value(f32.prefix + "native", "GFLOP/s");
+      std::printf("%s: bf16 weights %.3fx the speed of fp32 weights (native decode)\n",
+                  bf16.shape.signature().c_str(), b > 0 ? a / b : 0.0);
+    }
   }
 }
 
@@ -330,7 +372,8 @@ void register_gemm(const std::string& name, Candidate<GemmParams>* c, const Gemm
 Row register_problem(const Problem& p, const GemmParams& shape,
                      std::vector<std::unique_ptr<Candidate<GemmParams>>>& owned) {
   const bool constant = std::string(p.group) == "constant";
-  Row row{shape, p.group, std::string(p.group) + "/" + shape.signature() + "/", "none"};
+  const char* dtype = shape.dtype == tunekit::ops::DType::kBFloat16 ? "bf16_" : "";
+  Row row{shape, p.group, std::string(p.group) + "/" + dtype + shape.signature() + "/", "none"};
   for (auto& c : candidates()) {
     if (c->library() != "native" && c->supports(shape)) {
       register_gemm(row.prefix + c->name(), c.get(), shape, constant);
@@ -366,11 +409,14 @@ int main(int argc, char** argv) {
       ->ArgName("threads")
       ->UseRealTime()
       ->MinTime(0.5);
-  benchmark::RegisterBenchmark("bound/read", BM_ReadBandwidth)
-      ->Arg(g_threads)
-      ->ArgName("threads")
-      ->UseRealTime()
-      ->MinTime(1.0);
+  for (int streams : {1, 4, 8}) {
+    const std::string name = "bound/read/streams:" + std::to_string(streams);
+    benchmark::RegisterBenchmark(name.c_str(), BM_ReadBandwidth, streams)
+        ->Arg(g_threads)
+        ->ArgName("threads")
+        ->UseRealTime()
+        ->MinTime(1.0);
+  }
   std::vector<Row> rows;
   std::vector<std::unique_ptr<Candidate<GemmParams>>> owned;
   for (const Problem& p : kProblems) {

@@ -39,6 +39,8 @@ constexpr FamilyFactory kFactories[] = {
      [](const PlannedGemmCandidate&) { return make_native_gemm_template(); }},
     {GemmFamily::kNativeDecode,
      [](const PlannedGemmCandidate&) { return make_native_decode_template(); }},
+    {GemmFamily::kNativeDecodeBf16,
+     [](const PlannedGemmCandidate&) { return make_native_decode_template(DType::kBFloat16); }},
 };
 
 std::unique_ptr<GemmCandidate> make(const PlannedGemmCandidate& planned) {

@@ -192,6 +192,7 @@ GemmPlan plan_gemm_candidates(const hw::CpuInfo& cpu, const GemmBuildFacts& buil
   if (level >= X86Level::kV3) {
     add(plan, "native_f32", GemmFamily::kNativeGemm);
     add(plan, "native_decode_f32", GemmFamily::kNativeDecode);
+    add(plan, "native_decode_bf16", GemmFamily::kNativeDecodeBf16);
   }
   return plan;
 }

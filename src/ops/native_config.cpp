@@ -108,7 +108,9 @@ std::string solution_name(const NativeGemmConfig& c) {
 }
 
 std::string solution_name(const NativeDecodeConfig& c) {
-  return fmt::format("{}[rows={},threads={}]", kNativeDecodeFamily, c.rows, c.threads);
+  return fmt::format("{}[rows={},threads={}]",
+                     c.dtype == DType::kBFloat16 ? kNativeDecodeBf16Family : kNativeDecodeFamily,
+                     c.rows, c.threads);
 }
 
 Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
@@ -145,7 +147,12 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
 }
 
 Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name) {
+  DType dtype = DType::kFloat;
   auto fields = fields_of(name, kNativeDecodeFamily);
+  if (!fields && fields.status().code() == StatusCode::kNotFound) {
+    dtype = DType::kBFloat16;
+    fields = fields_of(name, kNativeDecodeBf16Family);
+  }
   if (!fields) return fields.status();
   TUNEKIT_RETURN_IF_ERROR(expect_keys(name, *fields, {"rows", "threads"}));
   auto rows = int_field(name, (*fields)[0], 1, 8);
@@ -159,7 +166,7 @@ Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name) {
     return Status(StatusCode::kUnsupported,
                   fmt::format("'{}': no decode kernel runs on this CPU", name));
   }
-  return NativeDecodeConfig{*rows, *threads};
+  return NativeDecodeConfig{*rows, *threads, dtype};
 }
 
 std::vector<std::pair<int, int>> native_tiles() {
@@ -265,9 +272,9 @@ Expected<std::shared_ptr<const ConfigSpace>> native_decode_space(int threads) {
   return std::shared_ptr<const ConfigSpace>(std::move(space));
 }
 
-NativeDecodeConfig native_decode_config(const Config& config) {
+NativeDecodeConfig native_decode_config(const Config& config, DType dtype) {
   return NativeDecodeConfig{static_cast<int>(config.number("rows")),
-                            static_cast<int>(config.number("threads"))};
+                            static_cast<int>(config.number("threads")), dtype};
 }
 
 }  // namespace tunekit::ops

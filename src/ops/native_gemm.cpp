@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "ops/gemm_internal.hpp"
@@ -19,8 +20,9 @@ namespace tunekit::ops {
 namespace detail {
 namespace {
 
-NativeCall native_call(const GemmCall& c) {
-  NativeCall n;
+template <class T>
+NativeCallOf<T> native_call(const GemmCall& c) {
+  NativeCallOf<T> n;
   n.transa = c.transa;
   n.transb = c.transb;
   n.m = c.m;
@@ -28,9 +30,9 @@ NativeCall native_call(const GemmCall& c) {
   n.k = c.k;
   n.alpha = static_cast<float>(c.alpha);
   n.beta = static_cast<float>(c.beta);
-  n.a = static_cast<const float*>(c.a);
+  n.a = static_cast<const T*>(c.a);
   n.lda = c.lda;
-  n.b = static_cast<const float*>(c.b);
+  n.b = static_cast<const T*>(c.b);
   n.ldb = c.ldb;
   n.c = static_cast<float*>(c.c);
   n.ldc = c.ldc;
@@ -49,10 +51,29 @@ NativeBlocking blocking_of(const NativeGemmConfig& c) {
   return b;
 }
 
+Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
+  if (p.dtype == dtype) return Status::ok();
+  return Status(StatusCode::kUnsupported, fmt::format("{}: runs {} problems only, not {}", family,
+                                                      dtype_name(dtype), dtype_name(p.dtype)));
+}
+
 Status float_only(const GemmParams& p, std::string_view family) {
-  if (p.dtype == DType::kFloat) return Status::ok();
+  return dtype_only(p, DType::kFloat, family);
+}
+
+// The refusal of a CPU without the kernels' lowest build (x86-64-v3).
+Status no_kernels(std::string_view family) {
   return Status(StatusCode::kUnsupported,
-                fmt::format("{}: runs float problems only, not {}", family, dtype_name(p.dtype)));
+                fmt::format("{}: the kernels need AVX2 + FMA (x86-64-v3); {}", family,
+                            hw::host_cpu().describe()));
+}
+
+// Decode problems: at most 16 columns and the rows of op(A) contiguous.
+Status decode_shape(const GemmParams& p, std::string_view family) {
+  if (p.n <= 16 && !p.a_is_n()) return Status::ok();
+  return Status(
+      StatusCode::kUnsupported,
+      fmt::format("{}: decode kernels take n <= 16 and a row-contiguous A (transa 't')", family));
 }
 
 // One configuration of the blocked family. With `constant_a` (ops::Linear) it packs op(A) on its
@@ -84,11 +105,11 @@ class NativeGemmInstance final : public GemmCandidateBase {
     if (constant_a_) {
       auto packed = packed_a(p);
       if (!packed) return packed.status();
-      kernels_->gemm(native_call(plain_gemm_call(p)), blocking_, *packed);
+      kernels_->gemm(native_call<float>(plain_gemm_call(p)), blocking_, *packed);
       return Status::ok();
     }
     return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
-      kernels_->gemm(native_call(c), blocking_, nullptr);
+      kernels_->gemm(native_call<float>(c), blocking_, nullptr);
       return Status::ok();
     });
   }
@@ -102,7 +123,7 @@ class NativeGemmInstance final : public GemmCandidateBase {
       }
       return static_cast<const float*>(packed_.data());
     }
-    const NativeCall call = native_call(plain_gemm_call(p));
+    const NativeCall call = native_call<float>(plain_gemm_call(p));
     packed_.resize(kernels_->packed_a_floats(call.m, call.k, blocking_));
     kernels_->pack_a(call, blocking_, packed_.data());
     packed_key_ = p.key();
@@ -117,29 +138,35 @@ class NativeGemmInstance final : public GemmCandidateBase {
   GemmKey packed_key_{};
 };
 
-// One configuration of the decode family.
+// One configuration of the decode family (float or bf16 A and B, per the configuration).
 class NativeDecodeInstance final : public GemmCandidateBase {
  public:
   NativeDecodeInstance(const NativeDecodeConfig& config, const NativeKernels* kernels)
       : GemmCandidateBase(solution_name(config), "native"), config_(config), kernels_(kernels) {}
 
   Expected<LibraryBinding> binding() override {
-    return describe_entry(reinterpret_cast<const void*>(kernels_->gemv_rows),
-                          "tunekit native_decode_f32",
-                          fmt::format("tunekit {} decode kernels", kernels_->level));
+    const bool bf16 = config_.dtype == DType::kBFloat16;
+    return describe_entry(bf16 ? reinterpret_cast<const void*>(kernels_->gemv_rows_bf16)
+                               : reinterpret_cast<const void*>(kernels_->gemv_rows),
+                          bf16 ? "tunekit native_decode_bf16" : "tunekit native_decode_f32",
+                          fmt::format("tunekit {} decode kernels{}", kernels_->level,
+                                      bf16 ? ", bf16 widened to fp32 as loaded" : ""));
   }
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
-    if (p.n > 16 || p.a_is_n()) {
-      return unsupported("decode kernels take n <= 16 and a row-contiguous A (transa 't')");
-    }
-    return Status::ok();
+    TUNEKIT_RETURN_IF_ERROR(dtype_only(p, config_.dtype, name()));
+    return decode_shape(p, name());
   }
   Status run_impl(const GemmParams& p) override {
+    if (config_.dtype == DType::kBFloat16) {
+      return run_as_gemm_calls(p, true, [this](const GemmCall& c) {
+        kernels_->gemv_rows_bf16(native_call<std::uint16_t>(c), config_.rows, config_.threads);
+        return Status::ok();
+      });
+    }
     return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
-      kernels_->gemv_rows(native_call(c), config_.rows, config_.threads);
+      kernels_->gemv_rows(native_call<float>(c), config_.rows, config_.threads);
       return Status::ok();
     });
   }
@@ -230,7 +257,7 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
  protected:
   Status supports_impl(const GemmParams& p) const override {
     TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
-    if (native_builds().empty()) return unsupported("the kernels need AVX2 + FMA (x86-64-v3)");
+    if (native_builds().empty()) return no_kernels(name());
     return Status::ok();
   }
   Status run_impl(const GemmParams& p) override {
@@ -281,13 +308,17 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
 
 class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemplate<GemmParams> {
  public:
-  NativeDecodeTemplate() : GemmCandidateBase(std::string(kNativeDecodeFamily), "native") {}
+  explicit NativeDecodeTemplate(DType dtype)
+      : GemmCandidateBase(
+            std::string(dtype == DType::kBFloat16 ? kNativeDecodeBf16Family : kNativeDecodeFamily),
+            "native"),
+        dtype_(dtype) {}
 
   const std::string& family() const override { return name(); }
   Expected<LibraryBinding> binding() override {
-    const NativeKernels* k = native_decode_build();
-    if (k == nullptr) return unsupported("the kernels need AVX2 + FMA (x86-64-v3)");
-    return NativeDecodeInstance(default_config(), k).binding();
+    auto instance = make(default_config());
+    if (!instance) return instance.status();
+    return static_cast<NativeDecodeInstance&>(**instance).binding();
   }
 
   Expected<std::shared_ptr<const ConfigSpace>> space(const GemmParams&) override {
@@ -295,11 +326,15 @@ class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemp
   }
   Expected<std::unique_ptr<Candidate<GemmParams>>> instantiate(const GemmParams&,
                                                                const Config& config) override {
-    return make(native_decode_config(config));
+    return make(native_decode_config(config, dtype_));
   }
   Expected<std::unique_ptr<Candidate<GemmParams>>> from_name(std::string_view name) override {
     auto config = parse_native_decode_name(name);
     if (!config) return config.status();
+    if (config->dtype != dtype_) {
+      return Status(StatusCode::kNotFound,
+                    fmt::format("'{}' is not a {} solution", name, this->name()));
+    }
     return make(*config);
   }
   std::vector<Config> seeds(const GemmParams& p, const ConfigSpace& space, bool transfer) override {
@@ -307,47 +342,45 @@ class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemp
     std::vector<NativeDecodeConfig> wanted = history_.nearest(p, transfer ? kTransferSeeds : 0);
     wanted.push_back(default_config());
     for (const NativeDecodeConfig& c : wanted) {
-      const auto rows = std::find(space.knob(0).entities.begin(), space.knob(0).entities.end(),
-                                  nlohmann::json(c.rows));
-      const auto threads = std::find(space.knob(1).entities.begin(), space.knob(1).entities.end(),
-                                     nlohmann::json(c.threads));
-      if (rows == space.knob(0).entities.end() || threads == space.knob(1).entities.end()) continue;
-      out.push_back(
-          space.config_of({static_cast<std::uint32_t>(rows - space.knob(0).entities.begin()),
-                           static_cast<std::uint32_t>(threads - space.knob(1).entities.begin())}));
+      if (auto point = decode_point(space, c)) out.push_back(std::move(*point));
     }
     return out;
   }
   void remember(const GemmParams& p, const Config& config, double) override {
-    history_.add(p, native_decode_config(config));
+    history_.add(p, native_decode_config(config, dtype_));
   }
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
-    if (native_decode_build() == nullptr) {
-      return unsupported("the kernels need AVX2 + FMA (x86-64-v3)");
-    }
-    if (p.n > 16 || p.a_is_n()) {
-      return unsupported("decode kernels take n <= 16 and a row-contiguous A (transa 't')");
-    }
-    return Status::ok();
+    TUNEKIT_RETURN_IF_ERROR(dtype_only(p, dtype_, name()));
+    if (native_decode_build() == nullptr) return no_kernels(name());
+    return decode_shape(p, name());
   }
   Status run_impl(const GemmParams& p) override {
-    NativeDecodeInstance instance(default_config(), native_decode_build());
-    return instance.run(p);
+    auto instance = make(default_config());
+    if (!instance) return instance.status();
+    return (*instance)->run(p);
   }
 
  private:
-  static NativeDecodeConfig default_config() { return NativeDecodeConfig{4, num_threads()}; }
-  static Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeDecodeConfig& c) {
+  NativeDecodeConfig default_config() const { return NativeDecodeConfig{4, num_threads(), dtype_}; }
+  // The point of `space` with c's rows and threads, if it offers both.
+  static std::optional<Config> decode_point(const ConfigSpace& space, const NativeDecodeConfig& c) {
+    const auto& rows = space.knob(0).entities;
+    const auto& threads = space.knob(1).entities;
+    const auto r = std::find(rows.begin(), rows.end(), nlohmann::json(c.rows));
+    const auto t = std::find(threads.begin(), threads.end(), nlohmann::json(c.threads));
+    if (r == rows.end() || t == threads.end()) return std::nullopt;
+    return space.config_of({static_cast<std::uint32_t>(r - rows.begin()),
+                            static_cast<std::uint32_t>(t - threads.begin())});
+  }
+  Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeDecodeConfig& c) const {
     const NativeKernels* k = native_decode_build();
-    if (k == nullptr) {
-      return Status(StatusCode::kUnsupported, "native_decode_f32: needs AVX2 + FMA (x86-64-v3)");
-    }
+    if (k == nullptr) return no_kernels(name());
     return std::unique_ptr<Candidate<GemmParams>>(std::make_unique<NativeDecodeInstance>(c, k));
   }
 
+  DType dtype_;
   History<NativeDecodeConfig> history_;
 };
 
@@ -368,8 +401,8 @@ std::unique_ptr<GemmCandidate> make_native_gemm_template(bool constant_a) {
   return std::make_unique<detail::NativeGemmTemplate>(constant_a);
 }
 
-std::unique_ptr<GemmCandidate> make_native_decode_template() {
-  return std::make_unique<detail::NativeDecodeTemplate>();
+std::unique_ptr<GemmCandidate> make_native_decode_template(DType dtype) {
+  return std::make_unique<detail::NativeDecodeTemplate>(dtype);
 }
 
 }  // namespace tunekit::ops

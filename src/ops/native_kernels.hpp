@@ -1,7 +1,7 @@
-// tunekit's own fp32 GEMM kernels, one ISA build per x86-64 level: native_kernels_v3.cpp (AVX2 +
-// FMA) and native_kernels_v4.cpp (AVX-512), each compiled from native_kernels.inc with its own
-// -march (src/CMakeLists.txt). Plain types only: those translation units include nothing of
-// tunekit's but this header.
+// tunekit's own GEMM kernels (fp32; bf16 decode), one ISA build per x86-64 level:
+// native_kernels_v3.cpp (AVX2 + FMA) and native_kernels_v4.cpp (AVX-512), each compiled from
+// native_kernels.inc with its own -march (src/CMakeLists.txt). Plain types only: those translation
+// units include nothing of tunekit's but this header.
 #pragma once
 
 #include <cstddef>
@@ -9,20 +9,26 @@
 
 namespace tunekit::ops::detail {
 
-/// One column-major fp32 GEMM, C = alpha op(A) op(B) + beta C (BLAS semantics: with beta == 0,
-/// C is not read). op(A) is m x k, op(B) is k x n; leading dimensions in elements.
-struct NativeCall {
+/// One column-major GEMM, C = alpha op(A) op(B) + beta C (BLAS semantics: with beta == 0, C is
+/// not read). op(A) is m x k, op(B) is k x n; leading dimensions in elements. A and B hold `T`
+/// (float, or std::uint16_t holding bf16 bits: the upper half of a float); C is float.
+template <class T>
+struct NativeCallOf {
   char transa = 'n';  ///< 'n' or 't'
   char transb = 'n';  ///< 'n' or 't'
   std::int64_t m = 0, n = 0, k = 0;
   float alpha = 1.0f, beta = 0.0f;
-  const float* a = nullptr;
+  const T* a = nullptr;
   std::int64_t lda = 0;
-  const float* b = nullptr;
+  const T* b = nullptr;
   std::int64_t ldb = 0;
   float* c = nullptr;
   std::int64_t ldc = 0;
 };
+/// fp32 A, B and C.
+using NativeCall = NativeCallOf<float>;
+/// bf16 A and B (bits), fp32 C; products are accumulated in fp32.
+using NativeBf16Call = NativeCallOf<std::uint16_t>;
 
 /// Loop order of the macro-kernel inside one MC x KC block of A and KC x NC panel of B.
 enum class NativeOrder : std::uint8_t {
@@ -68,6 +74,9 @@ struct NativeKernels {
   /// of A are read together, `threads` threads split the rows. Returns false when n > 16 or
   /// transa is 'n'.
   bool (*gemv_rows)(const NativeCall& call, int rows, int threads);
+  /// gemv_rows for bf16 A and B: each vector of A is widened to fp32 as it is loaded (the weights
+  /// stream as 2 bytes per element), B is widened once; fp32 accumulation and C.
+  bool (*gemv_rows_bf16)(const NativeBf16Call& call, int rows, int threads);
 };
 
 extern const NativeKernels kNativeKernelsV3;

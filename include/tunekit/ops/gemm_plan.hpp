@@ -27,15 +27,16 @@ GemmBuildFacts this_build();
 
 /// The candidate families of make_gemm_candidates(), in list order.
 enum class GemmFamily {
-  kOpenblasDefault,  ///< "Default"
-  kOpenblasCore,     ///< "openblas[core=<core>]", setting: the OPENBLAS_CORETYPE value
-  kBlis,             ///< "blis[arch=<arch>]", setting: the BLIS 0.9 configuration
-  kEigen,            ///< "eigen", setting: the ISA build, "x86-64-v4" or "x86-64-v3"
-  kOnednnMatmul,     ///< "onednn_matmul"
-  kOnednnSgemm,      ///< "onednn_sgemm"
-  kLibxsmm,          ///< "libxsmm"
-  kNativeGemm,       ///< "native_f32": tunekit's blocked kernels, a template (native_gemm.hpp)
-  kNativeDecode,     ///< "native_decode_f32": tunekit's decode kernels, a template
+  kOpenblasDefault,   ///< "Default"
+  kOpenblasCore,      ///< "openblas[core=<core>]", setting: the OPENBLAS_CORETYPE value
+  kBlis,              ///< "blis[arch=<arch>]", setting: the BLIS 0.9 configuration
+  kEigen,             ///< "eigen", setting: the ISA build, "x86-64-v4" or "x86-64-v3"
+  kOnednnMatmul,      ///< "onednn_matmul"
+  kOnednnSgemm,       ///< "onednn_sgemm"
+  kLibxsmm,           ///< "libxsmm"
+  kNativeGemm,        ///< "native_f32": tunekit's blocked kernels, a template (native_gemm.hpp)
+  kNativeDecode,      ///< "native_decode_f32": tunekit's decode kernels, a template
+  kNativeDecodeBf16,  ///< "native_decode_bf16": the decode kernels on bf16 weights, a template
 };
 
 /// One planned candidate.

@@ -1,4 +1,4 @@
-// tunekit's own fp32 GEMM kernels as TunableOp candidates: the configurations of the two kernel
+// tunekit's own GEMM kernels as TunableOp candidates: the configurations of the two kernel
 // families, their solution names, and their configuration spaces built from the CPU's facts.
 #pragma once
 
@@ -19,6 +19,7 @@ namespace tunekit::ops {
 /// Family names (TunableOp solution names start with them).
 inline constexpr std::string_view kNativeGemmFamily = "native_f32";
 inline constexpr std::string_view kNativeDecodeFamily = "native_decode_f32";
+inline constexpr std::string_view kNativeDecodeBf16Family = "native_decode_bf16";
 
 /// One configuration of the blocked GEMM family (GotoBLAS / BLIS structure): an mr x nr
 /// register-blocked micro-kernel (mr rows of C in whole vectors, nr broadcast columns), A packed
@@ -36,15 +37,18 @@ struct NativeGemmConfig {
 /// One configuration of the decode family: C = alpha op(A) op(B) + beta C for n <= 16 with A
 /// stored row-contiguous (transa 't', the weights of a linear layer in TunableOp's frame); each
 /// thread streams `rows` rows of A at once (1, 2, 4 or 8) against up to 8 columns of B.
+/// `dtype` is that of A and B: kFloat ("native_decode_f32") or kBFloat16 ("native_decode_bf16":
+/// bf16 weights and activations widened to fp32 as they are loaded, fp32 accumulation, float C).
 struct NativeDecodeConfig {
   int rows = 4;
   int threads = 1;
+  DType dtype = DType::kFloat;
   friend bool operator==(const NativeDecodeConfig&, const NativeDecodeConfig&) = default;
 };
 
 /// "native_f32[mr=16,nr=6,kc=256,mc=144,nc=4092,order=ji,threads=2]".
 std::string solution_name(const NativeGemmConfig& config);
-/// "native_decode_f32[rows=4,threads=2]".
+/// "native_decode_f32[rows=4,threads=2]" ("native_decode_bf16[...]" for bf16).
 std::string solution_name(const NativeDecodeConfig& config);
 
 /// Parses a blocked-family solution name (fields in the order solution_name() writes them).
@@ -52,7 +56,7 @@ std::string solution_name(const NativeDecodeConfig& config);
 /// for anything malformed or out of range; kUnsupported for a micro-kernel no build has or this
 /// CPU cannot run (hw::host_cpu()).
 Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name);
-/// Parses a decode-family solution name. Errors as parse_native_gemm_name().
+/// Parses a decode-family solution name (either dtype). Errors as parse_native_gemm_name().
 Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name);
 
 /// The micro-kernels (mr x nr) this CPU runs: the AVX-512 build's (32x12, 48x8, 16x24) where the
@@ -79,21 +83,22 @@ std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmCo
 
 /// The decode family's space: rows (1, 2, 4, 8) and threads (1 and `threads`).
 Expected<std::shared_ptr<const ConfigSpace>> native_decode_space(int threads);
-/// The configuration a point of native_decode_space() stands for.
-NativeDecodeConfig native_decode_config(const Config& config);
+/// The configuration a point of native_decode_space() stands for, for A and B of `dtype`.
+NativeDecodeConfig native_decode_config(const Config& config, DType dtype = DType::kFloat);
 
 /// Runs one GEMM problem (GemmParams semantics, float only, any kind) with `config`.
 /// Errors: kInvalidArgument for an invalid problem; kUnsupported for other dtypes or a
 /// configuration this CPU cannot run.
 Status native_gemm(const GemmParams& params, const NativeGemmConfig& config);
 
-/// The two template candidates (TemplateCandidate<GemmParams>): "native_f32" (every float
-/// problem) and "native_decode_f32" (n <= 16, transa 't'). Library "native"
+/// The template candidates (TemplateCandidate<GemmParams>): "native_f32" (every float problem)
+/// and "native_decode_f32" / "native_decode_bf16" (n <= 16, transa 't', float or bf16 problems
+/// per `dtype`: kFloat or kBFloat16). Library "native"
 /// (TUNEKIT_NATIVE_ENABLED). Each remembers the winning configurations of the problems it was
 /// tuned on in this process and measures the nearest problems' winners first (transfer).
 /// With `constant_a` (ops::Linear) the blocked family's instances pack op(A) once, on their
 /// first run, and serve only that problem (plain GEMMs only).
 std::unique_ptr<GemmCandidate> make_native_gemm_template(bool constant_a = false);
-std::unique_ptr<GemmCandidate> make_native_decode_template();
+std::unique_ptr<GemmCandidate> make_native_decode_template(DType dtype = DType::kFloat);
 
 }  // namespace tunekit::ops

@@ -22,7 +22,8 @@ namespace tunekit {
 
 /// Measures configurations of one template on one problem. Per configuration: instantiate,
 /// supports(), prepare(), the numerical check (`verify`, when given: find_fastest's check
-/// against Default's output), one untimed call, then timed calls while they fit in `trial_ms`
+/// against Default's output, which is also the configuration's untimed first call) or else one
+/// untimed call, then timed calls while they fit in `trial_ms`
 /// (at least 1, at most `max_calls`), each on the next rotating copy (`advance` runs before
 /// every call, outside the timed region: the copies' cache flush). MeasureResult::costs_s holds
 /// the per-call times in seconds.
@@ -88,7 +89,7 @@ class CandidateRunner final : public Runner {
                        v.to_string());
       }
     }
-    if (s.is_ok()) s = measure::run_untimed(1, call, advance_);
+    if (s.is_ok() && !verify_) s = measure::run_untimed(1, call, advance_);
     Welford stats;
     std::vector<double> samples;
     if (s.is_ok()) s = measure::time_calls(1, call, advance_, stats, &samples, clock_);

@@ -89,7 +89,15 @@ class TemplateSearch {
     TuneOptions options;
     options.n_trial = max_trials_ - seeded;
     options.measure.runner = runner_;
+    // Batches of 4, fewer when a configuration takes long (the seeds' mean cost): the time
+    // limit is checked per batch, and one batch should not overrun it by much.
     options.batch_size = 4;
+    if (timed_ && seeded > 0) {
+      const double per_config_ms = spent_ms / static_cast<double>(seeded);
+      const double left_ms = budget_ms_ - spent_ms;
+      options.batch_size = static_cast<std::size_t>(
+          std::clamp(left_ms / (4.0 * std::max(per_config_ms, 1e-3)), 1.0, 4.0));
+    }
     if (timed_) options.time_budget_s = (budget_ms_ - spent_ms) / 1e3;
     options.early_stopping = std::max<std::size_t>(4, max_trials_ / 2);
     options.callbacks.push_back([this](const Tuner&, std::span<const MeasureInput>,
@@ -137,7 +145,8 @@ class TemplateSearch {
 ///     measured first;
 ///  2. the default strategy (kDefaultStrategy, seeded with them through Tuner::load_history)
 ///     proposes the rest until settings.max_search_trials configurations were measured or
-///     settings.max_search_duration_ms passed (checked per batch of 4), with early stopping
+///     settings.max_search_duration_ms passed (checked per batch of 4, or of fewer when one
+///     configuration costs more than a sixteenth of what is left), with early stopping
 ///     after half the trial budget without improvement; max_search_trials 0 measures the seeds
 ///     only, max_search_duration_ms 0 sets no time limit;
 ///  3. the fastest configuration is remembered by the template (TemplateCandidate::remember).

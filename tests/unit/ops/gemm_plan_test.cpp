@@ -41,9 +41,10 @@ hw::CpuInfo without_avx(hw::CpuInfo info) {
 TEST(GemmPlan, IntelXeonWithAmxGetsTheSkylakeXCopyAndSkxPlusHaswell) {
   // OpenBLAS 0.3.21 does not know family 6 model 207 and runs its Prescott kernels there.
   const GemmPlan plan = plan_gemm_candidates(fixture("intel_xeon_amx"), build("Prescott"));
-  EXPECT_EQ(plan.names(), (Names{"Default", "openblas[core=skylakex]", "blis[arch=skx]",
-                                 "blis[arch=haswell]", "eigen", "onednn_matmul", "onednn_sgemm",
-                                 "libxsmm", "native_f32", "native_decode_f32"}));
+  EXPECT_EQ(plan.names(),
+            (Names{"Default", "openblas[core=skylakex]", "blis[arch=skx]", "blis[arch=haswell]",
+                   "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm", "native_f32",
+                   "native_decode_f32", "native_decode_bf16"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"SkylakeX"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v4"});
   EXPECT_TRUE(plan.warnings.empty());
@@ -53,8 +54,9 @@ TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
   // OpenBLAS 0.3.21 runs its Cooperlake (AVX-512) kernels on Zen 4; BLIS's skx is 3-12x slower
   // than haswell there (machine-notes.md), although the CPU could run it.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen4"), build("Cooperlake"));
-  EXPECT_EQ(plan.names(), (Names{"Default", "blis[arch=zen3]", "eigen", "onednn_matmul",
-                                 "onednn_sgemm", "libxsmm", "native_f32", "native_decode_f32"}));
+  EXPECT_EQ(plan.names(),
+            (Names{"Default", "blis[arch=zen3]", "eigen", "onednn_matmul", "onednn_sgemm",
+                   "libxsmm", "native_f32", "native_decode_f32", "native_decode_bf16"}));
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v4"});
   EXPECT_TRUE(plan.warnings.empty());
 }
@@ -62,9 +64,9 @@ TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
 TEST(GemmPlan, AmdZen3GetsTheHaswellCopyZen3AndTheAvx2Eigen) {
   // OpenBLAS 0.3.21 runs its Zen core there; its Haswell core was faster on small GEMMs.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen3"), build("Zen"));
-  EXPECT_EQ(plan.names(),
-            (Names{"Default", "openblas[core=haswell]", "blis[arch=zen3]", "eigen", "onednn_matmul",
-                   "onednn_sgemm", "libxsmm", "native_f32", "native_decode_f32"}));
+  EXPECT_EQ(plan.names(), (Names{"Default", "openblas[core=haswell]", "blis[arch=zen3]", "eigen",
+                                 "onednn_matmul", "onednn_sgemm", "libxsmm", "native_f32",
+                                 "native_decode_f32", "native_decode_bf16"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"Haswell"});
   EXPECT_EQ(plan.settings(GemmFamily::kBlis), Names{"zen3"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v3"});
@@ -92,7 +94,7 @@ TEST(GemmPlan, WithoutNamespacesThereAreNoLibraryCopies) {
   asan.namespaces = false;
   const GemmPlan plan = plan_gemm_candidates(fixture("intel_xeon_amx"), asan);
   EXPECT_EQ(plan.names(), (Names{"Default", "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm",
-                                 "native_f32", "native_decode_f32"}));
+                                 "native_f32", "native_decode_f32", "native_decode_bf16"}));
   EXPECT_TRUE(plan.warnings.empty());
 }
 

@@ -42,22 +42,26 @@ struct Problem {
     for (float& x : a) x = dist(gen);
     for (float& x : b) x = dist(gen);
     for (float& x : c) x = beta == 0.0f ? std::nanf("") : dist(gen);  // beta 0: C is not read
-    expected = c;
-    for (std::int64_t j = 0; j < n; ++j) {
-      for (std::int64_t i = 0; i < m; ++i) {
-        double sum = 0;
-        for (std::int64_t q = 0; q < k; ++q) {
-          const float x = ta == 'n' ? a[i + q * p.lda] : a[q + i * p.lda];
-          const float y = tb == 'n' ? b[q + j * p.ldb] : b[j + q * p.ldb];
-          sum += static_cast<double>(x) * y;
-        }
-        float& out = expected[i + j * p.ldc];
-        out = static_cast<float>(alpha * sum + (beta == 0.0f ? 0.0 : beta * out));
-      }
-    }
+    compute_expected();
     p.a = a.data();
     p.b = b.data();
     p.c = c.data();
+  }
+  // The reference result from a, b and c as they are now.
+  void compute_expected() {
+    expected = c;
+    for (std::int64_t j = 0; j < p.n; ++j) {
+      for (std::int64_t i = 0; i < p.m; ++i) {
+        double sum = 0;
+        for (std::int64_t q = 0; q < p.k; ++q) {
+          const float x = p.transa == 'n' ? a[i + q * p.lda] : a[q + i * p.lda];
+          const float y = p.transb == 'n' ? b[q + j * p.ldb] : b[j + q * p.ldb];
+          sum += static_cast<double>(x) * y;
+        }
+        float& out = expected[i + j * p.ldc];
+        out = static_cast<float>(p.alpha * sum + (p.beta == 0.0 ? 0.0 : p.beta * out));
+      }
+    }
   }
   // Largest difference from the reference inside C (the padding rows must stay untouched).
   double error() const {
@@ -161,6 +165,44 @@ TEST(NativeGemm, DecodeKernelsMatchAPlainLoop) {
   EXPECT_EQ(decode->supports(wide.p).code(), StatusCode::kUnsupported);
   Problem plain_a('n', 'n', 8, 1, 8, 1.0f, 0.0f, 1);
   EXPECT_EQ(decode->supports(plain_a.p).code(), StatusCode::kUnsupported);
+}
+
+// The bf16 decode family on bf16 copies of a float problem: the reference is the float
+// problem's on the rounded values, so only fp32 summation order differs.
+TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
+  auto family_candidate = make_native_decode_template(DType::kBFloat16);
+  EXPECT_EQ(family_candidate->name(), kNativeDecodeBf16Family);
+  auto* family = as_template(*family_candidate);
+  ASSERT_NE(family, nullptr);
+  unsigned seed = 90;
+  for (int rows : {1, 4, 8}) {
+    for (std::int64_t n : {1, 5, 16}) {
+      for (char tb : {'n', 't'}) {
+        SCOPED_TRACE(testing::Message() << "rows " << rows << " n " << n << " " << tb);
+        Problem prob('t', tb, 37, n, 83, 0.5f, n == 5 ? 0.25f : 0.0f, seed++);
+        std::vector<BFloat16> a(prob.a.size()), b(prob.b.size());
+        to_bfloat16(prob.a.data(), a.data(), a.size());
+        to_bfloat16(prob.b.data(), b.data(), b.size());
+        to_float(a.data(), prob.a.data(), a.size());  // the reference on the rounded values
+        to_float(b.data(), prob.b.data(), b.size());
+        prob.compute_expected();
+        GemmParams p = prob.p;
+        p.dtype = DType::kBFloat16;
+        p.a = a.data();
+        p.b = b.data();
+        ASSERT_TRUE(family_candidate->supports(p)) << family_candidate->supports(p).to_string();
+        auto instance =
+            family->from_name(solution_name(NativeDecodeConfig{rows, 2, DType::kBFloat16}));
+        ASSERT_TRUE(instance) << instance.status().to_string();
+        ASSERT_TRUE((*instance)->run(p));
+        EXPECT_LT(prob.error(), 1e-4);
+      }
+    }
+  }
+  Problem f32('t', 'n', 8, 1, 8, 1.0f, 0.0f, 1);
+  EXPECT_EQ(family_candidate->supports(f32.p).code(), StatusCode::kUnsupported);
+  EXPECT_EQ(family->from_name("native_decode_f32[rows=4,threads=1]").status().code(),
+            StatusCode::kNotFound);
 }
 
 TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
