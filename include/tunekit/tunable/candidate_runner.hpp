@@ -59,6 +59,12 @@ class CandidateRunner final : public Runner {
   /// The instance of the last successful measurement of `config`, if it is still held (the
   /// runner keeps the instance of the fastest configuration so far).
   std::unique_ptr<Candidate<Params>> take_best_instance() { return std::move(best_instance_); }
+  /// Drops the fastest configuration so far: the next measurements choose anew.
+  void forget_best() {
+    best_instance_.reset();
+    best_config_ = Config();
+    best_ms_ = std::numeric_limits<double>::infinity();
+  }
   /// The configuration take_best_instance() belongs to.
   const Config& best_config() const noexcept { return best_config_; }
   /// Its mean time per call, ms (infinity before any success).

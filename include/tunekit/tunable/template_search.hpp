@@ -27,6 +27,8 @@ namespace tunekit {
 
 /// Timed calls per configuration when the search has no time limit, ms.
 inline constexpr double kUntimedTrialMs = 100.0;
+/// Configurations of a search's coarse ranking measured a second time before one is chosen.
+inline constexpr std::size_t kSearchFinalists = 3;
 
 namespace detail {
 
@@ -109,7 +111,27 @@ class TemplateSearch {
     (void)tuner_->tune(options);
   }
 
-  /// Step 3: the fastest configuration (remembered by the template), or why there is none.
+  /// Step 3: the finalists (the kSearchFinalists fastest configurations of the search's coarse
+  /// ranking, where each may have had a single timed call) are measured again, and the fastest
+  /// of that second measurement wins: one disturbed call does not choose the configuration.
+  void remeasure_finalists() {
+    std::vector<const Trial*> ok;
+    for (const Trial& t : tuner_->trials()) {
+      if (t.result.ok()) ok.push_back(&t);
+    }
+    if (ok.size() < 2) return;
+    const std::size_t count = std::min(kSearchFinalists, ok.size());
+    std::partial_sort(ok.begin(), ok.begin() + static_cast<std::ptrdiff_t>(count), ok.end(),
+                      [](const Trial* a, const Trial* b) {
+                        return a->result.mean_cost_s() < b->result.mean_cost_s();
+                      });
+    std::vector<MeasureInput> inputs;
+    for (std::size_t i = 0; i < count; ++i) inputs.push_back(MeasureInput{task_, ok[i]->config});
+    runner_->forget_best();
+    (void)runner_->run(inputs, {});
+  }
+
+  /// Step 4: the fastest configuration (remembered by the template), or why there is none.
   void finish(TemplateSearchResult<Params>& out) {
     out.trials = tuner_->trials().size();  // the seeds included (load_history)
     out.instance = runner_->take_best_instance();
@@ -149,7 +171,9 @@ class TemplateSearch {
 ///     configuration costs more than a sixteenth of what is left), with early stopping
 ///     after half the trial budget without improvement; max_search_trials 0 measures the seeds
 ///     only, max_search_duration_ms 0 sets no time limit;
-///  3. the fastest configuration is remembered by the template (TemplateCandidate::remember).
+///  3. the kSearchFinalists fastest configurations are measured again (outside the time limit)
+///     and the fastest of that second measurement wins;
+///  4. it is remembered by the template (TemplateCandidate::remember).
 /// Each configuration gets max_search_duration_ms / max_search_trials ms of timed calls (at
 /// least one call, at most 10): a coarse ranking; the winner is then profiled, checked and
 /// re-measured by find_fastest like every other candidate.
@@ -167,6 +191,7 @@ TemplateSearchResult<Params> search_template(
   if (!out.status.is_ok()) return out;
   out.seeds = search.measure_seeds();
   search.run_strategy(out.seeds, static_cast<double>(now_ns() - start) / 1e6);
+  search.remeasure_finalists();
   search.finish(out);
   out.wall_ms = static_cast<double>(now_ns() - start) / 1e6;
   return out;
