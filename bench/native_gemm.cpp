@@ -2,14 +2,15 @@
 // same run: the fp32 FMA peak (independent FMA chains in registers) and the read bandwidth (sums
 // over 1 GiB as 1, 4 or 8 streams per thread, the best of them), both with the benchmark's threads.
 // For every problem the native configuration is found first by find_fastest over {Default, native
-// templates} (search budget --search-ms), then every library candidate and the native configuration
-// are timed on rotating operand copies spanning >= 256 MiB, each after one untimed call. In the
-// "constant" group every call reads the same weights (A), the native kernels pack them once,
-// oneDNN's matmul with its weights reordered once joins the libraries, and the one-time pack cost
-// is printed. The summary gives per problem the best library, native's ratio to it, and native's
-// share of the FMA peak (or of the read bound for 1 token). Run: build/bench/native_gemm [--threads
-// N] [--search-ms MS]
-//      [--problems large,prefill,decode,constant] [benchmark flags]; figures in docs/native.md.
+// templates} (search budget --search-ms), then every library candidate and the native
+// configuration are timed on rotating operand copies spanning >= 256 MiB, each after one untimed
+// call. The decode group runs each shape with fp32 and with bf16 weights. In the "constant" group
+// every call reads the same weights (A), the native kernels pack them once, oneDNN's matmul with
+// its weights reordered once joins the libraries, and the one-time pack cost is printed. The
+// summary gives per problem the best library, native's ratio to it, and native's share of the FMA
+// peak (or of the read bound for 1 token), then bf16 decode's speed against fp32 decode.
+// Run: build/bench/native_gemm [--threads N] [--search-ms MS]
+//          [--problems large,prefill,decode,constant] [benchmark flags]; figures in docs/native.md.
 #include "tunekit/ops/native_gemm.hpp"
 
 #include <benchmark/benchmark.h>

@@ -27,6 +27,11 @@ namespace {
 
 constexpr std::int64_t kMaxFeatures = (std::int64_t{1} << 31) - 1;
 
+// kInvalidArgument "Linear: <what>".
+Status bad_linear_argument(const std::string& what) {
+  return Status(StatusCode::kInvalidArgument, "Linear: " + what);
+}
+
 // Default, then the candidates that pack constant weights once, then the decode kernels.
 CandidateList<GemmParams> constant_candidates() {
   CandidateList<GemmParams> list;
@@ -70,20 +75,17 @@ Linear::~Linear() = default;
 Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
                                                  std::int64_t in_features, const float* weights,
                                                  std::int64_t ld_w) {
-  auto bad = [](std::string what) {
-    return Status(StatusCode::kInvalidArgument, "Linear: " + what);
-  };
   if (out_features < 1 || out_features > kMaxFeatures) {
-    return bad(fmt::format("out_features must be in [1, {}], got {}", kMaxFeatures, out_features));
+    return bad_linear_argument(fmt::format("out_features must be in [1, {}], got {}", kMaxFeatures, out_features));
   }
   if (in_features < 1 || in_features > kMaxFeatures) {
-    return bad(fmt::format("in_features must be in [1, {}], got {}", kMaxFeatures, in_features));
+    return bad_linear_argument(fmt::format("in_features must be in [1, {}], got {}", kMaxFeatures, in_features));
   }
   if (ld_w < in_features || ld_w > kMaxFeatures) {
-    return bad(fmt::format("ld_w must be in [in_features = {}, {}], got {}", in_features,
+    return bad_linear_argument(fmt::format("ld_w must be in [in_features = {}, {}], got {}", in_features,
                            kMaxFeatures, ld_w));
   }
-  if (weights == nullptr) return bad("weights is null");
+  if (weights == nullptr) return bad_linear_argument("weights is null");
   return std::unique_ptr<Linear>(new Linear(out_features, in_features, weights, ld_w));
 }
 
@@ -109,19 +111,16 @@ GemmParams Linear::params(std::int64_t tokens, const float* x, std::int64_t ld_x
 Status Linear::forward(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
                        std::int64_t ld_y, float alpha, float beta) {
   if (tokens == 0) return Status::ok();  // nothing to compute (as BLAS with n = 0)
-  auto bad = [](std::string what) {
-    return Status(StatusCode::kInvalidArgument, "Linear: " + what);
-  };
   if (tokens < 0 || tokens > kMaxFeatures) {
-    return bad(fmt::format("tokens must be in [0, {}], got {}", kMaxFeatures, tokens));
+    return bad_linear_argument(fmt::format("tokens must be in [0, {}], got {}", kMaxFeatures, tokens));
   }
-  if (x == nullptr || y == nullptr) return bad(x == nullptr ? "x is null" : "y is null");
+  if (x == nullptr || y == nullptr) return bad_linear_argument(x == nullptr ? "x is null" : "y is null");
   if (ld_x < in_ || ld_x > kMaxFeatures) {
-    return bad(
+    return bad_linear_argument(
         fmt::format("ld_x must be in [in_features = {}, {}], got {}", in_, kMaxFeatures, ld_x));
   }
   if (ld_y < out_ || ld_y > kMaxFeatures) {
-    return bad(
+    return bad_linear_argument(
         fmt::format("ld_y must be in [out_features = {}, {}], got {}", out_, kMaxFeatures, ld_y));
   }
   const GemmParams p = params(tokens, x, ld_x, y, ld_y, alpha, beta);
