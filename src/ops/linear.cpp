@@ -76,14 +76,16 @@ Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
                                                  std::int64_t in_features, const float* weights,
                                                  std::int64_t ld_w) {
   if (out_features < 1 || out_features > kMaxFeatures) {
-    return bad_linear_argument(fmt::format("out_features must be in [1, {}], got {}", kMaxFeatures, out_features));
+    return bad_linear_argument(
+        fmt::format("out_features must be in [1, {}], got {}", kMaxFeatures, out_features));
   }
   if (in_features < 1 || in_features > kMaxFeatures) {
-    return bad_linear_argument(fmt::format("in_features must be in [1, {}], got {}", kMaxFeatures, in_features));
+    return bad_linear_argument(
+        fmt::format("in_features must be in [1, {}], got {}", kMaxFeatures, in_features));
   }
   if (ld_w < in_features || ld_w > kMaxFeatures) {
-    return bad_linear_argument(fmt::format("ld_w must be in [in_features = {}, {}], got {}", in_features,
-                           kMaxFeatures, ld_w));
+    return bad_linear_argument(fmt::format("ld_w must be in [in_features = {}, {}], got {}",
+                                           in_features, kMaxFeatures, ld_w));
   }
   if (weights == nullptr) return bad_linear_argument("weights is null");
   return std::unique_ptr<Linear>(new Linear(out_features, in_features, weights, ld_w));
@@ -112,9 +114,11 @@ Status Linear::forward(std::int64_t tokens, const float* x, std::int64_t ld_x, f
                        std::int64_t ld_y, float alpha, float beta) {
   if (tokens == 0) return Status::ok();  // nothing to compute (as BLAS with n = 0)
   if (tokens < 0 || tokens > kMaxFeatures) {
-    return bad_linear_argument(fmt::format("tokens must be in [0, {}], got {}", kMaxFeatures, tokens));
+    return bad_linear_argument(
+        fmt::format("tokens must be in [0, {}], got {}", kMaxFeatures, tokens));
   }
-  if (x == nullptr || y == nullptr) return bad_linear_argument(x == nullptr ? "x is null" : "y is null");
+  if (x == nullptr || y == nullptr)
+    return bad_linear_argument(x == nullptr ? "x is null" : "y is null");
   if (ld_x < in_ || ld_x > kMaxFeatures) {
     return bad_linear_argument(
         fmt::format("ld_x must be in [in_features = {}, {}], got {}", in_, kMaxFeatures, ld_x));
