@@ -56,6 +56,7 @@ constexpr Problem kProblems[] = {
     {"large", "GemmTunableOp_float_TN", "tn_11008_512_4096_ld_4096_4096_11008"},
     {"prefill", "GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096"},
     {"prefill", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
+    {"prefill", "GemmTunableOp_BFloat16_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
     {"decode", "GemmTunableOp_BFloat16_TN", "tn_4096_1_4096_ld_4096_4096_4096"},

@@ -57,7 +57,10 @@ Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
                                                       dtype_name(dtype), dtype_name(p.dtype)));
 }
 
-Status float_only(const GemmParams& p, std::string_view family) {
+// The blocked family: float problems, and bf16 ones staged to float as Default stages them
+// (not with constant weights, which are packed from float).
+Status blocked_dtype(const GemmParams& p, bool constant_a, std::string_view family) {
+  if (p.dtype == DType::kBFloat16 && !constant_a) return Status::ok();
   return dtype_only(p, DType::kFloat, family);
 }
 
@@ -95,7 +98,7 @@ class NativeGemmInstance final : public GemmCandidateBase {
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
+    TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, constant_a_, name()));
     if (constant_a_ && p.kind != GemmKind::kGemm) {
       return unsupported("constant weights are packed for plain GEMMs only");
     }
@@ -256,7 +259,7 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    TUNEKIT_RETURN_IF_ERROR(float_only(p, name()));
+    TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, constant_a_, name()));
     if (native_builds().empty()) return no_kernels(name());
     return Status::ok();
   }

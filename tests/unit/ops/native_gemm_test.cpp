@@ -205,6 +205,36 @@ TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
             StatusCode::kNotFound);
 }
 
+// bf16 problems reach the blocked family staged to float (as Default stages them); with constant
+// weights, which are packed from float, they are refused.
+TEST(NativeGemm, Bf16ProblemsRunStagedThroughTheBlockedKernels) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  Problem prob('t', 'n', 53, 29, 71, 1.0f, 0.5f, 21);
+  std::vector<BFloat16> a(prob.a.size()), b(prob.b.size());
+  to_bfloat16(prob.a.data(), a.data(), a.size());
+  to_bfloat16(prob.b.data(), b.data(), b.size());
+  to_float(a.data(), prob.a.data(), a.size());
+  to_float(b.data(), prob.b.data(), b.size());
+  prob.compute_expected();
+  GemmParams p = prob.p;
+  p.dtype = DType::kBFloat16;
+  p.a = a.data();
+  p.b = b.data();
+  const auto [mr, nr] = native_tiles().front();
+  NativeGemmConfig config;
+  config.mr = mr;
+  config.nr = nr;
+  config.kc = 32;
+  config.mc = 2 * mr;
+  config.nc = 2 * nr;
+  config.threads = 2;
+  ASSERT_TRUE(native_gemm(p, config));
+  EXPECT_LT(prob.error(), 1e-4);
+  EXPECT_TRUE(make_native_gemm_template()->supports(p));
+  EXPECT_EQ(make_native_gemm_template(/*constant_a=*/true)->supports(p).code(),
+            StatusCode::kUnsupported);
+}
+
 TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
   NativeGemmConfig config;
