@@ -336,7 +336,7 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
   }
   // bf16 weights against fp32 weights of the same decode shape (native kernels both).
   for (const Row& bf16 : rows) {
-    if (bf16.shape.dtype != tunekit::ops::DType::kBFloat16) continue;
+    if (bf16.shape.dtype != tunekit::ops::DType::kBFloat16 || bf16.group != "decode") continue;
     for (const Row& f32 : rows) {
       if (f32.group != bf16.group || f32.shape.dtype != tunekit::ops::DType::kFloat ||
           f32.shape.signature() != bf16.shape.signature()) {
