@@ -51,7 +51,9 @@ Expected<std::vector<std::pair<std::string, std::string>>> fields_of(std::string
     return Status(StatusCode::kNotFound, fmt::format("'{}' is not a {} solution", name, family));
   }
   if (name.back() != ']') {
-    return Status(StatusCode::kParseError, fmt::format("'{}': missing closing ']'", name));
+    const char* what = name.find(']') == std::string_view::npos ? "missing closing ']'"
+                                                                : "text after the closing ']'";
+    return Status(StatusCode::kParseError, fmt::format("'{}': {}", name, what));
   }
   std::vector<std::pair<std::string, std::string>> fields;
   std::string_view body = name.substr(family.size() + 1, name.size() - family.size() - 2);
@@ -155,7 +157,7 @@ Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name) {
   }
   if (!fields) return fields.status();
   TUNEKIT_RETURN_IF_ERROR(expect_keys(name, *fields, {"rows", "threads"}));
-  auto rows = int_field(name, (*fields)[0], 1, 8);
+  auto rows = int_field(name, (*fields)[0], 1, 1 << 20);
   if (!rows) return rows.status();
   if (std::find(std::begin(kRowsValues), std::end(kRowsValues), *rows) == std::end(kRowsValues)) {
     return Status(StatusCode::kParseError, fmt::format("'{}': rows must be 1, 2, 4 or 8", name));

@@ -64,7 +64,7 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.note = "already tuned";
     // A solution no candidate of this build knows (renamed, or another machine's library) makes
     // dispatch run Default: say so instead of showing it as the winner.
-    if (Status known = op.solution_status(stored->solution); !known.is_ok()) {
+    if (Status known = op.solution_status(stored->solution, &*shape); !known.is_ok()) {
       out.note = "already tuned; unknown solution, Default runs";
       log::warn(fmt::format(
           "{},{}: solution '{}' cannot run here ({}); dispatch runs Default "

@@ -182,9 +182,12 @@ Status parse_one_line(std::string_view line, std::string_view file_name, std::si
   if (fields.size() >= 4) {
     const auto time = env::parse_double(std::string(fields[3]));
     if (!time || !std::isfinite(*time) || *time < 0.0) {
+      const bool unclosed = fields[2].find('[') != std::string_view::npos &&
+                            fields[2].find(']') == std::string_view::npos;
       return parse_error(file_name, line_no,
                          "could not parse time '" + std::string(fields[3]) + "' in line '" + shown +
-                             "' (expected a finite non-negative number of milliseconds)");
+                             "' (expected a finite non-negative number of milliseconds" +
+                             (unclosed ? "; the solution's '[' is never closed" : "") + ")");
     }
     r.time_ms = *time;
     if (fields.size() > 4) {

@@ -43,8 +43,11 @@ void show(const std::string& path, int threads) {
   for (const auto& r : content->results) {
     auto p = ops::GemmParams::from_signature(r.op_signature, r.params_signature);
     const std::string rate = p ? format_number(gflops(p->flops(), r.time_ms)) : "-";
-    const Status known = gemm_op().solution_status(r.solution);
-    const std::string why = r.solution + ": " + known.message();
+    const Status known = gemm_op().solution_status(r.solution, p ? &*p : nullptr);
+    // Parse errors already start with the quoted name; other reasons get it in front.
+    const bool named = known.message().find(r.solution) != std::string::npos;
+    const std::string why =
+        r.params_signature + ": " + (named ? known.message() : r.solution + ": " + known.message());
     if (!known.is_ok() && std::find(unknown.begin(), unknown.end(), why) == unknown.end()) {
       unknown.push_back(why);
     }
@@ -53,7 +56,7 @@ void show(const std::string& path, int threads) {
                    format_number(r.time_ms), rate});
   }
   std::fputs(table.render().c_str(), stdout);
-  for (const auto& u : unknown) std::printf("unknown solution %s\n", u.c_str());
+  for (const auto& u : unknown) std::printf("unknown solution on %s\n", u.c_str());
   for (const auto& d : content->duplicates) std::printf("note: %s\n", d.c_str());
   for (const auto& w : content->warnings) std::printf("note: %s\n", w.c_str());
 }

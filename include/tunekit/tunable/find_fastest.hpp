@@ -300,9 +300,9 @@ class FastestSearch {
       return false;
     }
     r.name = found.instance->name();
-    log::info(2, "{}: {} searched {} configurations ({} seeds) in {:.0f} ms: {} at {:.6g} ms",
-              problem_, family->family(), found.trials, found.seeds, found.wall_ms, r.name,
-              found.ms);
+    log::info(2, "{}: {} searched {} configuration{} ({} seeds) in {:.0f} ms: {} at {:.6g} ms",
+              problem_, family->family(), found.trials, found.trials == 1 ? "" : "s", found.seeds,
+              found.wall_ms, r.name, found.ms);
     if (instances_.size() < candidates_.size()) instances_.resize(candidates_.size());
     instances_[i] = std::move(found.instance);
     return true;

@@ -148,12 +148,15 @@ class TunableOp {
   /// for a registered candidate's name or a configuration a template candidate rebuilds on this
   /// machine (TemplateCandidate::from_name); else the template's reason (a malformed name, a
   /// configuration this CPU cannot run) or kNotFound "not a candidate of this build".
-  Status solution_status(std::string_view name) const {
+  /// With `params`, a rebuilt configuration must also run that problem (its supports(): a
+  /// decode configuration stored on a 128-token or a float problem gives its reason).
+  Status solution_status(std::string_view name, const Params* params = nullptr) const {
     if (find_candidate(name)) return Status::ok();
     for (const auto& c : candidates_) {
       TemplateCandidate<Params>* family = as_template(*c);
       if (family == nullptr) continue;
       auto rebuilt = family->from_name(name);
+      if (rebuilt && params != nullptr) return (*rebuilt)->supports(*params);
       if (rebuilt || rebuilt.status().code() != StatusCode::kNotFound) return rebuilt.status();
     }
     return Status(StatusCode::kNotFound, "not a candidate of this build");

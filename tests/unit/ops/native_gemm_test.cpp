@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tunekit/core/hardware.hpp"
+#include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/threading.hpp"
 #include "tunekit/tunable/template_candidate.hpp"
 
@@ -233,6 +234,37 @@ TEST(NativeGemm, Bf16ProblemsRunStagedThroughTheBlockedKernels) {
   EXPECT_TRUE(make_native_gemm_template()->supports(p));
   EXPECT_EQ(make_native_gemm_template(/*constant_a=*/true)->supports(p).code(),
             StatusCode::kUnsupported);
+}
+
+// A stored configuration of a family that does not take the problem (a decode configuration on a
+// 128-token problem, a bf16 one on a float problem) is unknown for that problem, with the reason.
+TEST(NativeGemm, AStoredConfigurationMustFitItsProblem) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  TuningContext ctx;
+  GemmTunableOp op(make_gemm_candidates(), ctx);
+  auto decode = GemmParams::from_signature("GemmTunableOp_float_TN", "tn_64_1_32_ld_32_32_64");
+  auto wide = GemmParams::from_signature("GemmTunableOp_float_TN", "tn_64_128_32_ld_32_32_64");
+  ASSERT_TRUE(decode && wide);
+  const std::string f32 = "native_decode_f32[rows=4,threads=1]";
+  const std::string bf16 = "native_decode_bf16[rows=4,threads=1]";
+  EXPECT_TRUE(op.solution_status(f32).is_ok());  // a name alone: it parses
+  EXPECT_TRUE(op.solution_status(f32, &*decode).is_ok());
+  const Status on_wide = op.solution_status(f32, &*wide);
+  EXPECT_EQ(on_wide.code(), StatusCode::kUnsupported);
+  EXPECT_NE(on_wide.message().find("n <= 16"), std::string::npos) << on_wide.message();
+  const Status on_float = op.solution_status(bf16, &*decode);
+  EXPECT_EQ(on_float.code(), StatusCode::kUnsupported);
+  EXPECT_NE(on_float.message().find("BFloat16"), std::string::npos) << on_float.message();
+  EXPECT_NE(parse_native_decode_name("native_decode_f32[rows=16,threads=1]")
+                .status()
+                .message()
+                .find("rows must be 1, 2, 4 or 8"),
+            std::string::npos);
+  EXPECT_NE(parse_native_decode_name("native_decode_f32[rows=4,threads=1]x")
+                .status()
+                .message()
+                .find("text after the closing ']'"),
+            std::string::npos);
 }
 
 TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
