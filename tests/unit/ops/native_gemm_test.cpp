@@ -168,6 +168,23 @@ TEST(NativeGemm, DecodeKernelsMatchAPlainLoop) {
   EXPECT_EQ(decode->supports(plain_a.p).code(), StatusCode::kUnsupported);
 }
 
+// Rounds prob's operands to bf16 (their bf16 copies into `a` and `b`), recomputes its reference
+// on the rounded values and gives the bf16 problem on the copies, writing prob's C.
+GemmParams as_bf16(Problem& prob, std::vector<BFloat16>& a, std::vector<BFloat16>& b) {
+  a.resize(prob.a.size());
+  b.resize(prob.b.size());
+  to_bfloat16(prob.a.data(), a.data(), a.size());
+  to_bfloat16(prob.b.data(), b.data(), b.size());
+  to_float(a.data(), prob.a.data(), a.size());
+  to_float(b.data(), prob.b.data(), b.size());
+  prob.compute_expected();
+  GemmParams p = prob.p;
+  p.dtype = DType::kBFloat16;
+  p.a = a.data();
+  p.b = b.data();
+  return p;
+}
+
 // The bf16 decode family on bf16 copies of a float problem: the reference is the float
 // problem's on the rounded values, so only fp32 summation order differs.
 TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
@@ -181,16 +198,8 @@ TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
       for (char tb : {'n', 't'}) {
         SCOPED_TRACE(testing::Message() << "rows " << rows << " n " << n << " " << tb);
         Problem prob('t', tb, 37, n, 83, 0.5f, n == 5 ? 0.25f : 0.0f, seed++);
-        std::vector<BFloat16> a(prob.a.size()), b(prob.b.size());
-        to_bfloat16(prob.a.data(), a.data(), a.size());
-        to_bfloat16(prob.b.data(), b.data(), b.size());
-        to_float(a.data(), prob.a.data(), a.size());  // the reference on the rounded values
-        to_float(b.data(), prob.b.data(), b.size());
-        prob.compute_expected();
-        GemmParams p = prob.p;
-        p.dtype = DType::kBFloat16;
-        p.a = a.data();
-        p.b = b.data();
+        std::vector<BFloat16> a, b;
+        const GemmParams p = as_bf16(prob, a, b);
         ASSERT_TRUE(family_candidate->supports(p)) << family_candidate->supports(p).to_string();
         auto instance =
             family->from_name(solution_name(NativeDecodeConfig{rows, 2, DType::kBFloat16}));
@@ -211,16 +220,8 @@ TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
 TEST(NativeGemm, Bf16ProblemsRunStagedThroughTheBlockedKernels) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
   Problem prob('t', 'n', 53, 29, 71, 1.0f, 0.5f, 21);
-  std::vector<BFloat16> a(prob.a.size()), b(prob.b.size());
-  to_bfloat16(prob.a.data(), a.data(), a.size());
-  to_bfloat16(prob.b.data(), b.data(), b.size());
-  to_float(a.data(), prob.a.data(), a.size());
-  to_float(b.data(), prob.b.data(), b.size());
-  prob.compute_expected();
-  GemmParams p = prob.p;
-  p.dtype = DType::kBFloat16;
-  p.a = a.data();
-  p.b = b.data();
+  std::vector<BFloat16> a, b;
+  const GemmParams p = as_bf16(prob, a, b);
   const auto [mr, nr] = native_tiles().front();
   NativeGemmConfig config;
   config.mr = mr;

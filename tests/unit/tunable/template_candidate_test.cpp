@@ -114,6 +114,15 @@ class TemplateCandidateTest : public ::testing::Test {
     return list;
   }
 
+  // The context's settings with `trials` search trials per template.
+  TuningSettings searched(std::size_t trials) {
+    auto settings = ctx_->tuning_settings();
+    EXPECT_TRUE(settings) << settings.status().to_string();
+    TuningSettings out = settings ? *settings : TuningSettings{};
+    out.max_search_trials = trials;
+    return out;
+  }
+
   testing::TempDir dir_;
   std::unique_ptr<TuningContext> ctx_;
 };
@@ -122,11 +131,9 @@ TEST_F(TemplateCandidateTest, FindFastestSearchesTheSpaceAndReportsTheConfigurat
   FakeTemplate* tmpl = nullptr;
   auto list = candidates(tmpl);
   AddProblem problem(64);
-  auto settings = ctx_->tuning_settings();
-  ASSERT_TRUE(settings);
-  settings->max_search_trials = 8;
+  const TuningSettings settings = searched(8);
   std::unique_ptr<Candidate<AddParams>> instance;
-  const TuneReport report = find_fastest(problem.params(), list, *settings, &instance);
+  const TuneReport report = find_fastest(problem.params(), list, settings, &instance);
   ASSERT_TRUE(report.status.is_ok()) << report.status.to_string();
   ASSERT_TRUE(report.winner);
   EXPECT_EQ(*report.winner, 1U);
@@ -142,10 +149,8 @@ TEST_F(TemplateCandidateTest, TheSearchKeepsToItsTrialShare) {
   FakeTemplate* tmpl = nullptr;
   auto list = candidates(tmpl);
   AddProblem problem(64);
-  auto settings = ctx_->tuning_settings();
-  ASSERT_TRUE(settings);
-  settings->max_search_trials = 3;
-  const TuneReport report = find_fastest(problem.params(), list, *settings);
+  const TuningSettings settings = searched(3);
+  const TuneReport report = find_fastest(problem.params(), list, settings);
   EXPECT_EQ(report.candidates[1].search_trials, 3U);
   // Three configurations, then those three again as the finalists.
   ASSERT_EQ(tmpl->measured.size(), 3U + std::min<std::size_t>(3, kSearchFinalists));
@@ -161,11 +166,9 @@ TEST_F(TemplateCandidateTest, TheFinalistsAreMeasuredAgainBeforeOneIsChosen) {
   FakeTemplate* tmpl = nullptr;
   auto list = candidates(tmpl);
   AddProblem problem(64);
-  auto settings = ctx_->tuning_settings();
-  ASSERT_TRUE(settings);
-  settings->max_search_trials = 8;
+  const TuningSettings settings = searched(8);
   tmpl->lucky_once = 2;  // speed 2 is fast on its first run only
-  const TuneReport report = find_fastest(problem.params(), list, *settings);
+  const TuneReport report = find_fastest(problem.params(), list, settings);
   ASSERT_TRUE(report.winner);
   EXPECT_NE(report.candidates[1].name, "fake[speed=2]");
 }
@@ -174,10 +177,8 @@ TEST_F(TemplateCandidateTest, AWrongConfigurationFailsTheNumericalCheckInsideThe
   FakeTemplate* tmpl = nullptr;
   auto list = candidates(tmpl, /*wrong=*/{5});
   AddProblem problem(64);
-  auto settings = ctx_->tuning_settings();
-  ASSERT_TRUE(settings);
-  settings->max_search_trials = 8;
-  const TuneReport report = find_fastest(problem.params(), list, *settings);
+  const TuningSettings settings = searched(8);
+  const TuneReport report = find_fastest(problem.params(), list, settings);
   ASSERT_TRUE(report.winner);
   EXPECT_EQ(*report.winner, 1U);
   EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kMeasured);
@@ -191,10 +192,8 @@ TEST_F(TemplateCandidateTest, WithoutACorrectConfigurationTheTemplateIsSkippedWi
   FakeTemplate* tmpl = nullptr;
   auto list = candidates(tmpl, /*wrong=*/{1, 2, 3, 4, 5, 6, 7, 8});
   AddProblem problem(64);
-  auto settings = ctx_->tuning_settings();
-  ASSERT_TRUE(settings);
-  settings->max_search_trials = 8;
-  const TuneReport report = find_fastest(problem.params(), list, *settings);
+  const TuningSettings settings = searched(8);
+  const TuneReport report = find_fastest(problem.params(), list, settings);
   ASSERT_TRUE(report.winner);
   EXPECT_EQ(*report.winner, 0U);
   EXPECT_EQ(report.candidates[1].outcome, CandidateOutcome::kFailed);
