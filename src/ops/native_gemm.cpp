@@ -141,6 +141,18 @@ class NativeGemmInstance final : public GemmCandidateBase {
   GemmKey packed_key_{};
 };
 
+// The instance of `c`, or kUnsupported when no build this CPU runs has its micro-kernel.
+Expected<std::unique_ptr<Candidate<GemmParams>>> make_gemm_instance(const NativeGemmConfig& c,
+                                                                    bool constant_a) {
+  const NativeKernels* k = native_build_for(c.mr, c.nr);
+  if (k == nullptr) {
+    return Status(StatusCode::kUnsupported,
+                  fmt::format("native_f32: no {}x{} micro-kernel on this CPU", c.mr, c.nr));
+  }
+  return std::unique_ptr<Candidate<GemmParams>>(
+      std::make_unique<NativeGemmInstance>(c, k, constant_a));
+}
+
 // One configuration of the decode family (float or bf16 A and B, per the configuration).
 class NativeDecodeInstance final : public GemmCandidateBase {
  public:
@@ -285,13 +297,7 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
   }
   static Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeGemmConfig& c,
                                                                bool constant_a = false) {
-    const NativeKernels* k = native_build_for(c.mr, c.nr);
-    if (k == nullptr) {
-      return Status(StatusCode::kUnsupported,
-                    fmt::format("native_f32: no {}x{} micro-kernel on this CPU", c.mr, c.nr));
-    }
-    return std::unique_ptr<Candidate<GemmParams>>(
-        std::make_unique<NativeGemmInstance>(c, k, constant_a));
+    return make_gemm_instance(c, constant_a);
   }
   Expected<Candidate<GemmParams>*> default_instance() {
     std::lock_guard lock(mutex_);
@@ -391,13 +397,9 @@ class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemp
 }  // namespace detail
 
 Status native_gemm(const GemmParams& params, const NativeGemmConfig& config) {
-  const detail::NativeKernels* k = detail::native_build_for(config.mr, config.nr);
-  if (k == nullptr) {
-    return Status(StatusCode::kUnsupported, fmt::format("native_f32: no {}x{} micro-kernel on "
-                                                        "this CPU",
-                                                        config.mr, config.nr));
-  }
-  return detail::NativeGemmInstance(config, k).run(params);
+  auto instance = detail::make_gemm_instance(config, /*constant_a=*/false);
+  if (!instance) return instance.status();
+  return (*instance)->run(params);
 }
 
 std::unique_ptr<GemmCandidate> make_native_gemm_template(bool constant_a) {
