@@ -9,7 +9,9 @@
 // its weights reordered once joins the libraries, and the one-time pack cost is printed. The
 // summary gives per problem the best library, native's ratio to it, and native's share of the FMA
 // peak (or of the read bound for 1 token), then bf16 decode's speed against fp32 decode.
-// Run: build/bench/native_gemm [--threads N] [--search-ms MS]
+// Every benchmark is repeated (--repetitions, 5 by default) with the repetitions of all of them
+// interleaved in random order, and the summary takes each one's median.
+// Run: build/bench/native_gemm [--threads N] [--search-ms MS] [--repetitions R]
 //          [--problems large,prefill,decode,constant] [benchmark flags]; figures in docs/native.md.
 #include "tunekit/ops/native_gemm.hpp"
 
@@ -66,6 +68,7 @@ constexpr Problem kProblems[] = {
 };
 
 int g_threads = 1;
+int g_repetitions = 5;
 double g_search_ms = 20000;
 std::string g_groups = "large,prefill,decode,constant";
 
@@ -263,12 +266,15 @@ void run_gemm(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shap
 
 // ---- summary -------------------------------------------------------------------------------
 
-// Keeps every run's counters for the summary (and prints as the console reporter does).
+// Keeps every benchmark's counters for the summary (and prints as the console reporter does):
+// those of its run, or with repetitions the median over them (the repetitions of all benchmarks
+// are interleaved in random order, so a slow phase of the machine falls on every contender).
 class Collector : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
-      if (r.error_occurred || r.run_type != Run::RT_Iteration) continue;
+      const bool median = r.run_type == Run::RT_Aggregate && r.aggregate_name == "median";
+      if (r.error_occurred || (r.run_type != Run::RT_Iteration && !median)) continue;
       // Keyed by the registered name ("peak/fma", "decode/<signature>/native").
       for (const auto& [name, counter] : r.counters) {
         values[r.run_name.function_name][name] = counter;
@@ -361,10 +367,14 @@ bool take_flag(int& argc, char** argv, const char* flag, std::string& value) {
   return false;
 }
 
+// Every benchmark runs g_repetitions times; the console shows their median and spread.
+benchmark::internal::Benchmark* repeated(benchmark::internal::Benchmark* b) {
+  return b->UseRealTime()->Repetitions(g_repetitions)->DisplayAggregatesOnly(true);
+}
+
 void register_gemm(const std::string& name, Candidate<GemmParams>* c, const GemmParams& shape,
                    bool constant) {
-  benchmark::RegisterBenchmark(name.c_str(), run_gemm, c, shape, constant)
-      ->UseRealTime()
+  repeated(benchmark::RegisterBenchmark(name.c_str(), run_gemm, c, shape, constant))
       ->MinTime(0.5)
       ->Unit(benchmark::kMillisecond);
 }
@@ -403,20 +413,25 @@ int main(int argc, char** argv) {
   if (take_flag(argc, argv, "--threads", v)) g_threads = std::stoi(v);
   if (take_flag(argc, argv, "--search-ms", v)) g_search_ms = std::stod(v);
   if (take_flag(argc, argv, "--problems", v)) g_groups = v;
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (take_flag(argc, argv, "--repetitions", v)) g_repetitions = std::max(1, std::stoi(v));
+  // Repetitions in random order unless the command line says otherwise (a later flag wins).
+  std::vector<char*> args(argv, argv + argc);
+  char interleave[] = "--benchmark_enable_random_interleaving=true";
+  args.insert(args.begin() + 1, interleave);
+  int count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
   tunekit::ops::set_num_threads(g_threads);
-  benchmark::RegisterBenchmark("peak/fma", BM_FmaPeak)
+  repeated(benchmark::RegisterBenchmark("peak/fma", BM_FmaPeak))
       ->Arg(g_threads)
       ->ArgName("threads")
-      ->UseRealTime()
       ->MinTime(0.5);
   for (int streams : {1, 4, 8}) {
     const std::string name = "bound/read/streams:" + std::to_string(streams);
-    benchmark::RegisterBenchmark(name.c_str(), BM_ReadBandwidth, streams)
+    repeated(benchmark::RegisterBenchmark(name.c_str(), BM_ReadBandwidth, streams))
         ->Arg(g_threads)
         ->ArgName("threads")
-        ->UseRealTime()
         ->MinTime(1.0);
   }
   std::vector<Row> rows;

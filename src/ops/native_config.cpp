@@ -226,6 +226,28 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   return std::shared_ptr<const ConfigSpace>(std::move(space));
 }
 
+NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads) {
+  NativeGemmConfig c;
+  const auto tiles = native_tiles();
+  if (!tiles.empty()) std::tie(c.mr, c.nr) = tiles.front();
+  const auto l1 = static_cast<std::int64_t>(cpu.l1d_bytes ? cpu.l1d_bytes : 32 << 10);
+  const auto l2 = static_cast<std::int64_t>(cpu.l2_bytes ? cpu.l2_bytes : 512 << 10);
+  const auto llc = static_cast<std::int64_t>(cpu.llc_bytes ? cpu.llc_bytes : 16 << 20);
+  c.kc = static_cast<int>(kKcValues[0]);
+  for (std::int64_t kc : kKcValues) {
+    if (kc * c.nr * 4 <= l1 / 2) c.kc = static_cast<int>(kc);
+  }
+  c.mc = round_to(kMcValues[0], c.mr);
+  for (std::int64_t mc : kMcValues) {
+    const int rounded = round_to(mc, c.mr);
+    if (static_cast<std::int64_t>(rounded) * c.kc * 4 * 10 <= l2 * 6) c.mc = rounded;
+  }
+  const std::int64_t nc = std::min<std::int64_t>(4096, llc / 2 / (std::int64_t{c.kc} * 4));
+  c.nc = round_to(nc, c.nr);
+  c.threads = std::max(1, threads);
+  return c;
+}
+
 NativeGemmConfig native_gemm_config(const Config& config) {
   NativeGemmConfig c;
   std::tie(c.mr, c.nr) = parse_tile(config["tile"].get<std::string>());

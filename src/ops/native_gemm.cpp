@@ -282,19 +282,8 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
   }
 
  private:
-  // The build's first micro-kernel, BLIS-like blocking, every thread.
-  static NativeGemmConfig default_config() {
-    NativeGemmConfig c;
-    const auto& builds = native_builds();
-    if (!builds.empty()) {
-      c.mr = builds.front()->tiles[0].mr;
-      c.nr = builds.front()->tiles[0].nr;
-    }
-    c.mc = std::max(c.mr, 144 / c.mr * c.mr);
-    c.nc = 4096 / c.nr * c.nr;
-    c.threads = num_threads();
-    return c;
-  }
+  // Blocking from this CPU's caches, every thread.
+  static NativeGemmConfig default_config() { return native_gemm_default(hw::cpu(), num_threads()); }
   static Expected<std::unique_ptr<Candidate<GemmParams>>> make(const NativeGemmConfig& c,
                                                                bool constant_a = false) {
     return make_gemm_instance(c, constant_a);

@@ -75,6 +75,14 @@ std::vector<std::pair<int, int>> native_tiles();
 /// Errors: kUnsupported for a CPU without micro-kernels (below x86-64-v3).
 Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& params,
                                                                const hw::CpuInfo& cpu, int threads);
+/// The blocked family's starting configuration on `cpu` with `threads` threads, after the
+/// analytical blocking of BLIS (Low et al., "Analytical Modeling Is Enough for High-Performance
+/// BLIS", ACM TOMS 43(2), 2016): the first micro-kernel of the widest build; the largest kc of
+/// the space whose kc x nr micro-panel of B takes at most half the L1d; the largest mc (a
+/// multiple of mr, 48..768) whose mc x kc block of A takes at most 60% of L2; and nc up to 4096
+/// with the kc x nc panel of B in at most half the LLC. Order "ji". Cache sizes default as in
+/// native_gemm_space(). Used as the search's first seed and by run() of the template.
+NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads);
 /// The configuration a point of native_gemm_space() stands for (mc, nc rounded).
 NativeGemmConfig native_gemm_config(const Config& config);
 /// The space's point closest to `config` (same tile, order and threads where offered; nearest

@@ -334,5 +334,38 @@ TEST(NativeGemm, SpaceConstraintsComeFromTheCacheSizes) {
   EXPECT_EQ(nc.entities.back(), 256);
 }
 
+TEST(NativeGemm, TheDefaultBlockingFollowsTheCachesAndIsAPointOfTheSpace) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  auto shape =
+      GemmParams::from_signature("GemmTunableOp_float_NN", "nn_4096_4096_4096_ld_4096_4096_4096");
+  ASSERT_TRUE(shape);
+  hw::CpuInfo cpu = hw::host_cpu();
+  cpu.l1d_bytes = 32 << 10;
+  cpu.l2_bytes = 512 << 10;
+  cpu.llc_bytes = 32 << 20;
+  const NativeGemmConfig c = native_gemm_default(cpu, 2);
+  EXPECT_EQ(std::pair(c.mr, c.nr), native_tiles().front());
+  EXPECT_LE(c.kc * c.nr * 4, 16 << 10);
+  EXPECT_GT(c.kc * 2 * c.nr * 4, 16 << 10) << "kc is the largest that fits: " << c.kc;
+  EXPECT_LE(c.mc * c.kc * 4, (512 << 10) * 6 / 10);
+  EXPECT_EQ(c.mc % c.mr, 0);
+  EXPECT_EQ(c.nc % c.nr, 0);
+  EXPECT_LE(c.nc, 4096);
+  EXPECT_EQ(c.threads, 2);
+  auto space = native_gemm_space(*shape, cpu, 2);
+  ASSERT_TRUE(space);
+  auto point = nearest_point(**space, c);
+  ASSERT_TRUE(point) << solution_name(c);
+  EXPECT_EQ(native_gemm_config(*point).kc, c.kc);
+  // A smaller L1 halves kc; a smaller L2 shrinks mc.
+  hw::CpuInfo small = cpu;
+  small.l1d_bytes = 16 << 10;
+  small.l2_bytes = 128 << 10;
+  const NativeGemmConfig s = native_gemm_default(small, 1);
+  EXPECT_LT(s.kc, c.kc);
+  EXPECT_LE(s.mc * s.kc * 4, (128 << 10) * 6 / 10);
+  EXPECT_EQ(s.threads, 1);
+}
+
 }  // namespace
 }  // namespace tunekit::ops
