@@ -85,23 +85,50 @@ TEST(NativeGemm, EveryMicroKernelMatchesAPlainLoop) {
   unsigned seed = 1;
   for (const auto& [mr, nr] : tiles) {
     for (const char* t : {"nn", "nt", "tn", "tt"}) {
-      for (int threads : {1, 2}) {
+      for (int threads : {1, 2, 3}) {
         SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads);
-        // Several mc, nc and kc blocks, edge tiles in both dims, beta 0 and not.
-        Problem prob(t[0], t[1], 3 * mr + 5, 2 * nr + 3, 77, 1.5f, threads == 1 ? 0.0f : 0.5f,
-                     seed++);
+        // Several mc, nc and kc blocks, edge tiles in both dims, beta 0 and not. With 3 threads
+        // there are enough A blocks for the threads to claim whole blocks.
+        const std::int64_t m = threads == 3 ? 12 * mr + 5 : 3 * mr + 5;
+        Problem prob(t[0], t[1], m, 2 * nr + 3, 77, 1.5f, threads == 1 ? 0.0f : 0.5f, seed++);
         NativeGemmConfig config;
         config.mr = mr;
         config.nr = nr;
         config.kc = 32;
-        config.mc = 2 * mr;
+        config.mc = threads == 3 ? mr : 2 * mr;
         config.nc = nr;
-        config.order = threads == 1 ? "ji" : "ij";
+        config.order = threads == 2 ? "ij" : "ji";
         config.threads = threads;
         ASSERT_TRUE(native_gemm(prob.p, config));
         EXPECT_LT(prob.error(), 1e-4);
       }
     }
+  }
+}
+
+// Constant weights: A is packed on the first call with the call's blocking (kc evened out over
+// k) and the pack serves the next calls; the threads claim the packed blocks.
+TEST(NativeGemm, ConstantWeightsPackedOnceServeLaterCalls) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  const auto [mr, nr] = native_tiles().front();
+  Problem prob('t', 'n', 20 * mr + 3, 2 * nr + 1, 77, 1.0f, 0.0f, 31);
+  NativeGemmConfig config;
+  config.mr = mr;
+  config.nr = nr;
+  config.kc = 32;
+  config.mc = 2 * mr;
+  config.nc = nr;
+  config.threads = 2;
+  auto family = make_native_gemm_template(/*constant_a=*/true);
+  auto instance = as_template(*family)->from_name(solution_name(config));
+  ASSERT_TRUE(instance) << instance.status().to_string();
+  for (int call = 0; call < 2; ++call) {
+    std::fill(prob.c.begin(), prob.c.end(), 0.0f);
+    for (std::size_t i = 0; i < prob.c.size(); ++i) {
+      if (static_cast<std::int64_t>(i % prob.p.ldc) >= prob.p.m) prob.c[i] = prob.expected[i];
+    }
+    ASSERT_TRUE((*instance)->run(prob.p));
+    EXPECT_LT(prob.error(), 1e-4) << "call " << call;
   }
 }
 
