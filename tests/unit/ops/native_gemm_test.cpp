@@ -132,6 +132,29 @@ TEST(NativeGemm, ConstantWeightsPackedOnceServeLaterCalls) {
   }
 }
 
+// A stored configuration may name blocks far larger than the problem (the parser takes mc and nc
+// up to 2^24, kc up to 2^20): the kernels size their buffers by the problem, not by the name.
+TEST(NativeGemm, BlocksLargerThanTheProblemAreCutToIt) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  const auto [mr, nr] = native_tiles().front();
+  NativeGemmConfig config;
+  config.mr = mr;
+  config.nr = nr;
+  config.kc = 1 << 20;
+  config.mc = (1 << 24) / mr * mr;
+  config.nc = (1 << 24) / nr * nr;
+  config.threads = 2;
+  Problem plain('t', 'n', 5 * mr + 1, 2 * nr + 1, 1000, 1.0f, 0.5f, 51);
+  ASSERT_TRUE(native_gemm(plain.p, config));
+  EXPECT_LT(plain.error(), 1e-4);
+  Problem constant('t', 'n', 5 * mr + 1, 2 * nr + 1, 1000, 1.0f, 0.0f, 52);
+  auto family = make_native_gemm_template(/*constant_a=*/true);
+  auto instance = as_template(*family)->from_name(solution_name(config));
+  ASSERT_TRUE(instance) << instance.status().to_string();
+  ASSERT_TRUE((*instance)->run(constant.p));
+  EXPECT_LT(constant.error(), 1e-4);
+}
+
 TEST(NativeGemm, ZeroAlphaScalesC) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
   NativeGemmConfig config;
