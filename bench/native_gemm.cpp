@@ -20,8 +20,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -356,15 +358,50 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
   }
 }
 
+[[noreturn]] void bad_flag(const char* flag, const std::string& value, const char* expected) {
+  std::fprintf(stderr, "native_gemm: %s '%s': expected %s\n", flag, value.c_str(), expected);
+  std::exit(2);
+}
+
+// Takes "flag value" or "flag=value" out of argv.
 bool take_flag(int& argc, char** argv, const char* flag, std::string& value) {
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::strcmp(argv[i], flag) != 0) continue;
-    value = argv[i + 1];
-    for (int j = i; j + 2 <= argc; ++j) argv[j] = argv[j + 2];
-    argc -= 2;
+  const std::size_t len = std::strlen(flag);
+  for (int i = 1; i < argc; ++i) {
+    const bool joined = std::strncmp(argv[i], flag, len) == 0 && argv[i][len] == '=';
+    if (!joined && std::strcmp(argv[i], flag) != 0) continue;
+    if (!joined && i + 1 >= argc) bad_flag(flag, "", "a value after it");
+    value = joined ? argv[i] + len + 1 : argv[i + 1];
+    const int taken = joined ? 1 : 2;
+    for (int j = i; j + taken <= argc; ++j) argv[j] = argv[j + taken];
+    argc -= taken;
     return true;
   }
   return false;
+}
+
+// An integer flag's value in [lo, hi]; exits with a message naming the flag otherwise.
+int int_flag(const char* flag, const std::string& value, int lo, int hi) {
+  int v = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+  if (ec != std::errc() || end != value.data() + value.size() || v < lo || v > hi) {
+    bad_flag(flag, value,
+             ("an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]").c_str());
+  }
+  return v;
+}
+
+// The --problems list: known group names only.
+std::string groups_flag(const std::string& value) {
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t comma = std::min(value.find(',', start), value.size());
+    const std::string group = value.substr(start, comma - start);
+    bool known = false;
+    for (const Problem& p : kProblems) known = known || group == p.group;
+    if (!known) bad_flag("--problems", value, "groups among large, prefill, decode, constant");
+    start = comma + 1;
+  }
+  return value;
 }
 
 // Every benchmark runs g_repetitions times; the console shows their median and spread.
@@ -410,10 +447,14 @@ Row register_problem(const Problem& p, const GemmParams& shape,
 int main(int argc, char** argv) {
   std::string v;
   g_threads = std::max(1, tunekit::hw::cpu().usable_cores);
-  if (take_flag(argc, argv, "--threads", v)) g_threads = std::stoi(v);
-  if (take_flag(argc, argv, "--search-ms", v)) g_search_ms = std::stod(v);
-  if (take_flag(argc, argv, "--problems", v)) g_groups = v;
-  if (take_flag(argc, argv, "--repetitions", v)) g_repetitions = std::max(1, std::stoi(v));
+  if (take_flag(argc, argv, "--threads", v)) g_threads = int_flag("--threads", v, 1, 1024);
+  if (take_flag(argc, argv, "--search-ms", v)) {
+    g_search_ms = int_flag("--search-ms", v, 1, 86400000);
+  }
+  if (take_flag(argc, argv, "--problems", v)) g_groups = groups_flag(v);
+  if (take_flag(argc, argv, "--repetitions", v)) {
+    g_repetitions = int_flag("--repetitions", v, 1, 1000);
+  }
   // Repetitions in random order unless the command line says otherwise (a later flag wins).
   std::vector<char*> args(argv, argv + argc);
   char interleave[] = "--benchmark_enable_random_interleaving=true";

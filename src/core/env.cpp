@@ -56,7 +56,8 @@ Expected<std::optional<bool>> get_bool(const char* name) {
   if (!raw) return std::optional<bool>();
   if (auto b = parse_bool(*raw)) return std::optional<bool>(*b);
   return Status(StatusCode::kInvalidArgument,
-                std::string(name) + ": expected a boolean (0/1, true/false), got '" + *raw + "'");
+                std::string(name) +
+                    ": expected a boolean (0/1, true/false, on/off, yes/no), got '" + *raw + "'");
 }
 
 Expected<std::optional<long long>> get_int(const char* name) {

@@ -13,7 +13,8 @@ namespace tunekit::env {
 std::optional<std::string> get_string(const char* name);
 
 /// Booleans: 1/0, true/false, on/off, yes/no (case-insensitive).
-/// Errors: kInvalidArgument "TUNEKIT_X: expected a boolean (0/1, true/false), got 'abc'".
+/// Errors: kInvalidArgument "TUNEKIT_X: expected a boolean (0/1, true/false, on/off, yes/no), got
+/// 'abc'".
 Expected<std::optional<bool>> get_bool(const char* name);
 
 /// Decimal integer (optional sign). Errors: kInvalidArgument naming the variable and value.
