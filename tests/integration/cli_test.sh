@@ -85,6 +85,10 @@ expect_fail bad-trans "--trans" "$TK" gemm --m 4 --n 4 --k 4 --trans xy
 expect_fail bad-dtype "dtype" "$TK" gemm --m 4 --n 4 --k 4 --dtype int4 --results res.csv
 TUNEKIT_MAX_TUNING_ITERATIONS=abc expect_fail bad-env "TUNEKIT_MAX_TUNING_ITERATIONS" \
   "$TK" gemm --m 4 --n 4 --k 4 --results res2.csv
+# A malformed search setting stops tune-file once, before any problem, and writes no file.
+TUNEKIT_MAX_SEARCH_TRIALS=xyz expect_early_fail bad-search-env 1 "TUNEKIT_MAX_SEARCH_TRIALS" \
+  "$TK" tune-file "$DATA/small_untuned.csv" --results never.csv
+[ ! -e never.csv ] && pass || fail "bad-search-env wrote never.csv"
 printf '\x00\x01\x02binary' > bin.csv
 expect_fail binary-input "bin.csv" "$TK" tune-file bin.csv --results res3.csv
 

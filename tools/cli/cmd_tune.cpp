@@ -327,9 +327,16 @@ void finish_single(const WorkerReport& report, const ResultsManager::Unsaved& un
   }
 }
 
+/// Stops before any tuning when a TUNEKIT_* setting is malformed: one message, not one per problem.
+void check_tuning_settings() {
+  auto settings = tuning_context().tuning_settings();
+  if (!settings) throw CommandFailure{kExitFailure, settings.status().message()};
+}
+
 void run_single(const TuneFileArgs& args) {
   const Prepared prep = prepare(args);
   auto op = setup_tuning(args.flags);
+  check_tuning_settings();
   check_results_writable(tuning_context().filename());
   TuningContext& ctx = tuning_context();
   const std::uint64_t unsaved_before = ctx.results_manager().unsaved().count;
@@ -354,6 +361,7 @@ void check_job_files_writable(const std::string& base, int jobs) {
 
 void run_local_jobs(const TuneFileArgs& args) {
   const Prepared prep = prepare(args);
+  check_tuning_settings();
   const int jobs = args.jobs;
   check_job_files_writable(results_base_name(args.flags), jobs);
   const std::int64_t start = now_ns();
