@@ -148,10 +148,16 @@ class TunableOp {
   /// for a registered candidate's name or a configuration a template candidate rebuilds on this
   /// machine (TemplateCandidate::from_name); else the template's reason (a malformed name, a
   /// configuration this CPU cannot run) or kNotFound "not a candidate of this build".
-  /// With `params`, a rebuilt configuration must also run that problem (its supports(): a
-  /// decode configuration stored on a 128-token or a float problem gives its reason).
+  /// With `params`, the candidate or the rebuilt configuration must also run that problem (its
+  /// supports(): a decode configuration, or the bare decode family, stored on a 128-token or a
+  /// float problem gives its reason).
   Status solution_status(std::string_view name, const Params* params = nullptr) const {
-    if (find_candidate(name)) return Status::ok();
+    if (auto i = find_candidate(name)) {
+      if (*i < candidates_.size()) {  // registered; past them, instances adopted from templates
+        return params != nullptr ? candidates_[*i]->supports(*params) : Status::ok();
+      }
+      if (params == nullptr) return Status::ok();
+    }
     for (const auto& c : candidates_) {
       TemplateCandidate<Params>* family = as_template(*c);
       if (family == nullptr) continue;

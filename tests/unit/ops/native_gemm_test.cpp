@@ -304,6 +304,9 @@ TEST(NativeGemm, AStoredConfigurationMustFitItsProblem) {
   const Status on_wide = op.solution_status(f32, &*wide);
   EXPECT_EQ(on_wide.code(), StatusCode::kUnsupported);
   EXPECT_NE(on_wide.message().find("n <= 16"), std::string::npos) << on_wide.message();
+  // The bare family name runs the family's default configuration: the same rule.
+  EXPECT_EQ(op.solution_status(kNativeDecodeFamily, &*wide).code(), StatusCode::kUnsupported);
+  EXPECT_TRUE(op.solution_status(kNativeDecodeFamily, &*decode).is_ok());
   const Status on_float = op.solution_status(bf16, &*decode);
   EXPECT_EQ(on_float.code(), StatusCode::kUnsupported);
   EXPECT_NE(on_float.message().find("BFloat16"), std::string::npos) << on_float.message();
