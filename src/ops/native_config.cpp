@@ -39,6 +39,19 @@ std::pair<int, int> parse_tile(const std::string& tile) {
   return {std::stoi(tile.substr(0, x)), std::stoi(tile.substr(x + 1))};
 }
 
+// The cache sizes the blocking is planned for (bytes): the CPU's, or 32 KiB, 512 KiB and 16 MiB
+// where it does not report one.
+struct Caches {
+  std::int64_t l1, l2, llc;
+};
+Caches caches_of(const hw::CpuInfo& cpu) {
+  auto or_else = [](std::size_t bytes, std::int64_t fallback) {
+    return bytes ? static_cast<std::int64_t>(bytes) : fallback;
+  };
+  return {or_else(cpu.l1d_bytes, 32 << 10), or_else(cpu.l2_bytes, 512 << 10),
+          or_else(cpu.llc_bytes, 16 << 20)};
+}
+
 int round_to(std::int64_t value, int multiple) {
   return static_cast<int>(std::max<std::int64_t>(multiple, value / multiple * multiple));
 }
@@ -196,9 +209,10 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("nc", up_to(kNcValues, p.n)));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("order", {"ji", "ij"}));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("threads", thread_values(threads)));
-  const double l1 = static_cast<double>(cpu.l1d_bytes ? cpu.l1d_bytes : 32 << 10);
-  const double l2 = static_cast<double>(cpu.l2_bytes ? cpu.l2_bytes : 512 << 10);
-  const double llc = static_cast<double>(cpu.llc_bytes ? cpu.llc_bytes : 16 << 20);
+  const Caches caches = caches_of(cpu);
+  const auto l1 = static_cast<double>(caches.l1);
+  const auto l2 = static_cast<double>(caches.l2);
+  const auto llc = static_cast<double>(caches.llc);
   auto tile_of = [](const ConfigView& v) { return parse_tile(v["tile"].get<std::string>()); };
   std::vector<bool> fits;  // per tile entity: the register budget of its build holds
   for (const auto& [mr, nr] : tiles) {
@@ -230,9 +244,7 @@ NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads) {
   NativeGemmConfig c;
   const auto tiles = native_tiles();
   if (!tiles.empty()) std::tie(c.mr, c.nr) = tiles.front();
-  const auto l1 = static_cast<std::int64_t>(cpu.l1d_bytes ? cpu.l1d_bytes : 32 << 10);
-  const auto l2 = static_cast<std::int64_t>(cpu.l2_bytes ? cpu.l2_bytes : 512 << 10);
-  const auto llc = static_cast<std::int64_t>(cpu.llc_bytes ? cpu.llc_bytes : 16 << 20);
+  const auto [l1, l2, llc] = caches_of(cpu);
   c.kc = static_cast<int>(kKcValues[0]);
   for (std::int64_t kc : kKcValues) {
     if (kc * c.nr * 4 <= l1 / 2) c.kc = static_cast<int>(kc);

@@ -359,15 +359,21 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
             StatusCode::kParseError);
 }
 
+// This CPU with the given cache sizes (bytes).
+hw::CpuInfo cpu_with_caches(std::size_t l1d, std::size_t l2, std::size_t llc) {
+  hw::CpuInfo cpu = hw::host_cpu();
+  cpu.l1d_bytes = l1d;
+  cpu.l2_bytes = l2;
+  cpu.llc_bytes = llc;
+  return cpu;
+}
+
 TEST(NativeGemm, SpaceConstraintsComeFromTheCacheSizes) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
   auto shape =
       GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096");
   ASSERT_TRUE(shape);
-  hw::CpuInfo small = hw::host_cpu();
-  small.l1d_bytes = 32 << 10;
-  small.l2_bytes = 256 << 10;
-  small.llc_bytes = 8 << 20;
+  const hw::CpuInfo small = cpu_with_caches(32 << 10, 256 << 10, 8 << 20);
   hw::CpuInfo big = small;
   big.l2_bytes = 2 << 20;
   auto s_small = native_gemm_space(*shape, small, 2);
@@ -393,10 +399,7 @@ TEST(NativeGemm, TheDefaultBlockingFollowsTheCachesAndIsAPointOfTheSpace) {
   auto shape =
       GemmParams::from_signature("GemmTunableOp_float_NN", "nn_4096_4096_4096_ld_4096_4096_4096");
   ASSERT_TRUE(shape);
-  hw::CpuInfo cpu = hw::host_cpu();
-  cpu.l1d_bytes = 32 << 10;
-  cpu.l2_bytes = 512 << 10;
-  cpu.llc_bytes = 32 << 20;
+  const hw::CpuInfo cpu = cpu_with_caches(32 << 10, 512 << 10, 32 << 20);
   const NativeGemmConfig c = native_gemm_default(cpu, 2);
   EXPECT_EQ(std::pair(c.mr, c.nr), native_tiles().front());
   EXPECT_LE(c.kc * c.nr * 4, 16 << 10);
@@ -412,10 +415,7 @@ TEST(NativeGemm, TheDefaultBlockingFollowsTheCachesAndIsAPointOfTheSpace) {
   ASSERT_TRUE(point) << solution_name(c);
   EXPECT_EQ(native_gemm_config(*point).kc, c.kc);
   // A smaller L1 halves kc; a smaller L2 shrinks mc.
-  hw::CpuInfo small = cpu;
-  small.l1d_bytes = 16 << 10;
-  small.l2_bytes = 128 << 10;
-  const NativeGemmConfig s = native_gemm_default(small, 1);
+  const NativeGemmConfig s = native_gemm_default(cpu_with_caches(16 << 10, 128 << 10, 32 << 20), 1);
   EXPECT_LT(s.kc, c.kc);
   EXPECT_LE(s.mc * s.kc * 4, (128 << 10) * 6 / 10);
   EXPECT_EQ(s.threads, 1);
