@@ -315,7 +315,7 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
   }
   std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s\n",
               tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
-  std::printf("%-9s %-38s %-26s %8s %8s %7s %8s  %s\n", "group", "problem", "best library",
+  std::printf("%-9s %-43s %-26s %8s %8s %7s %8s  %s\n", "group", "problem", "best library",
               "GFLOP/s", "native", "ratio", "of bound", "native configuration");
   for (const Row& row : rows) {
     std::vector<std::string> names;
@@ -338,7 +338,7 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
       bound_share =
           native / row.shape.flops() * static_cast<double>(row.shape.a_bytes()) / bandwidth;
     }
-    std::printf("%-9s %-38s %-26s %8.1f %8.1f %7.3f %7.1f%%  %s\n", row.group.c_str(),
+    std::printf("%-9s %-43s %-26s %8.1f %8.1f %7.3f %7.1f%%  %s\n", row.group.c_str(),
                 describe(row.shape).c_str(), best_name.c_str(), best, native,
                 best > 0 ? native / best : 0.0, 100.0 * bound_share, row.native.c_str());
   }
@@ -444,8 +444,25 @@ Row register_problem(const Problem& p, const GemmParams& shape,
 
 }  // namespace
 
+// The program's own flags, printed before Google Benchmark's on --help.
+void print_usage() {
+  std::printf(
+      "native_gemm: tunekit's own GEMM kernels against the GEMM libraries (docs/native.md)\n"
+      "  --threads N        threads of every contender and bound (default: the usable cores)\n"
+      "  --search-ms MS     tuning budget of the native configuration per problem "
+      "(default %.0f)\n"
+      "  --repetitions R    runs of every benchmark, interleaved; medians summarised "
+      "(default %d)\n"
+      "  --problems LIST    groups among large, prefill, decode, constant (default: all)\n"
+      "Google Benchmark's flags:\n",
+      g_search_ms, g_repetitions);
+}
+
 int main(int argc, char** argv) {
   std::string v;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) print_usage();
+  }
   g_threads = std::max(1, tunekit::hw::cpu().usable_cores);
   if (take_flag(argc, argv, "--threads", v)) g_threads = int_flag("--threads", v, 1, 1024);
   if (take_flag(argc, argv, "--search-ms", v)) {

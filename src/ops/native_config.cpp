@@ -70,6 +70,10 @@ Expected<std::vector<std::pair<std::string, std::string>>> fields_of(std::string
   }
   std::vector<std::pair<std::string, std::string>> fields;
   std::string_view body = name.substr(family.size() + 1, name.size() - family.size() - 2);
+  if (const auto bracket = body.find_first_of("[]"); bracket != std::string_view::npos) {
+    return Status(StatusCode::kParseError,
+                  fmt::format("'{}': '{}' inside the brackets", name, body[bracket]));
+  }
   while (!body.empty()) {
     const auto comma = body.find(',');
     const std::string_view field = body.substr(0, comma);
@@ -108,7 +112,10 @@ Expected<int> int_field(std::string_view name, const std::pair<std::string, std:
   int value = 0;
   const std::string& text = field.second;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < lo || value > hi) {
+  // One spelling per value (no sign, no leading zero): a name is a key in the results file.
+  const bool canonical = !text.empty() && (text[0] != '0' || text.size() == 1);
+  if (!canonical || ec != std::errc() || end != text.data() + text.size() || value < lo ||
+      value > hi) {
     return Status(StatusCode::kParseError, fmt::format("'{}': {}={} is not an integer in [{}, {}]",
                                                        name, field.first, text, lo, hi));
   }

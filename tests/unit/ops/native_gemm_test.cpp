@@ -344,7 +344,10 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
         "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ik,threads=1]",
         "native_f32[nr=6,mr=16,kc=256,mc=96,nc=4092,order=ji,threads=1]",
         "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=0]",
-        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=1,x=1]"}) {
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=1,x=1]",
+        "native_f32[mr=16,nr=6,kc=0256,mc=96,nc=4092,order=ji,threads=1]",
+        "native_f32[mr=16,nr=6,kc=+256,mc=96,nc=4092,order=ji,threads=1]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=[1]]"}) {
     auto r = parse_native_gemm_name(bad);
     EXPECT_EQ(r.status().code(), StatusCode::kParseError) << bad;
   }
