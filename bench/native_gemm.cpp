@@ -363,13 +363,17 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
   std::exit(2);
 }
 
-// Takes "flag value" or "flag=value" out of argv.
+// Takes the first "flag value" or "flag=value" out of argv (a value starting with "--" is the
+// next flag, not a value); called until it returns false, every occurrence is checked and the
+// last one wins.
 bool take_flag(int& argc, char** argv, const char* flag, std::string& value) {
   const std::size_t len = std::strlen(flag);
   for (int i = 1; i < argc; ++i) {
     const bool joined = std::strncmp(argv[i], flag, len) == 0 && argv[i][len] == '=';
     if (!joined && std::strcmp(argv[i], flag) != 0) continue;
-    if (!joined && i + 1 >= argc) bad_flag(flag, "", "a value after it");
+    if (!joined && (i + 1 >= argc || std::strncmp(argv[i + 1], "--", 2) == 0)) {
+      bad_flag(flag, "", "a value after it");
+    }
     value = joined ? argv[i] + len + 1 : argv[i + 1];
     const int taken = joined ? 1 : 2;
     for (int j = i; j + taken <= argc; ++j) argv[j] = argv[j + taken];
@@ -461,15 +465,22 @@ void print_usage() {
 int main(int argc, char** argv) {
   std::string v;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) print_usage();
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      print_usage();
+      char help[] = "--help";
+      char* only_help[] = {argv[0], help, nullptr};
+      int two = 2;
+      benchmark::Initialize(&two, only_help);  // prints its flags and exits
+      return 0;
+    }
   }
   g_threads = std::max(1, tunekit::hw::cpu().usable_cores);
-  if (take_flag(argc, argv, "--threads", v)) g_threads = int_flag("--threads", v, 1, 1024);
-  if (take_flag(argc, argv, "--search-ms", v)) {
+  while (take_flag(argc, argv, "--threads", v)) g_threads = int_flag("--threads", v, 1, 1024);
+  while (take_flag(argc, argv, "--search-ms", v)) {
     g_search_ms = int_flag("--search-ms", v, 1, 86400000);
   }
-  if (take_flag(argc, argv, "--problems", v)) g_groups = groups_flag(v);
-  if (take_flag(argc, argv, "--repetitions", v)) {
+  while (take_flag(argc, argv, "--problems", v)) g_groups = groups_flag(v);
+  while (take_flag(argc, argv, "--repetitions", v)) {
     g_repetitions = int_flag("--repetitions", v, 1, 1000);
   }
   // Repetitions in random order unless the command line says otherwise (a later flag wins).

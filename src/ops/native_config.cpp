@@ -1,6 +1,7 @@
 // Configurations of tunekit's GEMM kernel families: solution names, parsing, the builds this CPU
 // runs, and configuration spaces from the CPU's facts. See include/tunekit/ops/native_gemm.hpp.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -116,8 +117,10 @@ Expected<int> int_field(std::string_view name, const std::pair<std::string, std:
   const bool canonical = !text.empty() && (text[0] != '0' || text.size() == 1);
   if (!canonical || ec != std::errc() || end != text.data() + text.size() || value < lo ||
       value > hi) {
-    return Status(StatusCode::kParseError, fmt::format("'{}': {}={} is not an integer in [{}, {}]",
-                                                       name, field.first, text, lo, hi));
+    return Status(StatusCode::kParseError,
+                  fmt::format("'{}': {}={} is not an integer in [{}, {}] written without sign or "
+                              "leading zero",
+                              name, field.first, text, lo, hi));
   }
   return value;
 }
@@ -157,13 +160,18 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
   if (!threads) return threads.status();
   c.threads = *threads;
   if (c.mc % c.mr != 0 || c.nc % c.nr != 0) {
+    const bool mc = c.mc % c.mr != 0;
     return Status(StatusCode::kParseError,
-                  fmt::format("'{}': mc must be a multiple of mr and nc of nr", name));
+                  fmt::format("'{}': {}={} is not a multiple of {}={}", name, mc ? "mc" : "nc",
+                              mc ? c.mc : c.nc, mc ? "mr" : "nr", mc ? c.mr : c.nr));
   }
   if (detail::native_build_for(c.mr, c.nr) == nullptr) {
+    std::vector<std::string> tiles;
+    for (const auto& [mr, nr] : native_tiles()) tiles.push_back(fmt::format("{}x{}", mr, nr));
     return Status(StatusCode::kUnsupported,
-                  fmt::format("'{}': no {}x{} micro-kernel runs on this CPU ({})", name, c.mr, c.nr,
-                              hw::host_cpu().describe()));
+                  fmt::format("'{}': no {}x{} micro-kernel runs on this CPU ({}; it runs {})", name,
+                              c.mr, c.nr, hw::host_cpu().describe(),
+                              tiles.empty() ? "none" : fmt::format("{}", fmt::join(tiles, ", "))));
   }
   return c;
 }

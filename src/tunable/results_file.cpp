@@ -211,7 +211,8 @@ Status parse_one_line(std::string_view line, std::string_view file_name, std::si
 
 std::string_view strip_byte_order_mark(std::string_view text) noexcept {
   constexpr std::string_view kBom = "\xEF\xBB\xBF";
-  return text.starts_with(kBom) ? text.substr(kBom.size()) : text;
+  while (text.starts_with(kBom)) text.remove_prefix(kBom.size());
+  return text;
 }
 
 Expected<ResultsFileContent> parse_results(std::string_view text, std::string_view file_name) {
@@ -237,6 +238,7 @@ Expected<ResultsFileContent> parse_results(std::string_view text, std::string_vi
     pos = end + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    line = strip_byte_order_mark(line);  // files joined with `cat` keep each one's mark
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     if (!terminated) {
       // tunekit writes every line whole, ending in '\n' (one write(), undone when cut short), so

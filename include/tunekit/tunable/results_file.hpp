@@ -73,7 +73,8 @@ Expected<ResultsFileContent> parse_results(std::string_view text, std::string_vi
 inline constexpr std::string_view kUntunedLineNote =
     "this looks like a line of an untuned file (problems to tune, not results)";
 
-/// `text` without a leading UTF-8 byte order mark (EF BB BF), which editors may write.
+/// `text` without the UTF-8 byte order marks (EF BB BF) it starts with, which editors may write
+/// (the results reader also drops them at the start of every line: files joined with `cat`).
 std::string_view strip_byte_order_mark(std::string_view text) noexcept;
 
 /// Offset of the first byte that cannot occur in a text CSV file (control characters other than

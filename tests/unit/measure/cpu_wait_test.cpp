@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace tunekit::measure {
 namespace {
 
@@ -27,9 +29,15 @@ TEST(Contention, UnavailableShrinkingOrEmptyRegionsReadZero) {
 TEST(Contention, LinuxExposesTheTimesOfThisProcess) {
   const CpuWait first = read_cpu_wait();
   ASSERT_TRUE(first.available) << "/proc/self/task/*/schedstat unreadable";
+  // The kernel brings a running thread's time up to date at scheduler events (ticks, switches),
+  // so run until it moves, for at most 2 s of wall time.
   volatile double x = 0;
-  for (int i = 0; i < 1'000'000; ++i) x = x + 1.0;  // run a little
-  const CpuWait second = read_cpu_wait();
+  CpuWait second = first;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (second.run_ns == first.run_ns && std::chrono::steady_clock::now() < deadline) {
+    for (int i = 0; i < 1'000'000; ++i) x = x + 1.0;
+    second = read_cpu_wait();
+  }
   EXPECT_GE(second.run_delay_ns, first.run_delay_ns);
   EXPECT_GT(second.run_ns, first.run_ns);
 }

@@ -351,6 +351,18 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
     auto r = parse_native_gemm_name(bad);
     EXPECT_EQ(r.status().code(), StatusCode::kParseError) << bad;
   }
+  // The reason names the field and the rule.
+  EXPECT_NE(parse_native_gemm_name("native_f32[mr=16,nr=6,kc=256,mc=97,nc=4092,order=ji,threads=1]")
+                .status()
+                .message()
+                .find("mc=97 is not a multiple of mr=16"),
+            std::string::npos);
+  EXPECT_NE(
+      parse_native_gemm_name("native_f32[mr=16,nr=6,kc=0256,mc=96,nc=4092,order=ji,threads=1]")
+          .status()
+          .message()
+          .find("without sign or leading zero"),
+      std::string::npos);
   EXPECT_EQ(parse_native_gemm_name("native_f32[mr=40,nr=6,kc=256,mc=80,nc=4092,order=ji,threads=1]")
                 .status()
                 .code(),

@@ -90,6 +90,20 @@ TEST(ResultsParse, MalformedLinesNameFileAndLine) {
   EXPECT_NE(conflicting.status().message().find("c.csv:2:"), std::string::npos);
 }
 
+// Files joined with `cat` keep each one's byte order mark: a mark at the start of any line is
+// dropped, so the op signature read back is the one written (a second mark used to stay in it).
+TEST(ResultsParse, ByteOrderMarksAtLineStartsAreDropped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string text = bom + bom + "GemmTunableOp_float_NN,nn_8_8_8,Default,0.5\n" + bom +
+                           "GemmTunableOp_float_NT,nt_8_8_8,Default,0.25\n";
+  auto parsed = parse_results(text, "joined.csv");
+  ASSERT_TRUE(parsed) << parsed.status().to_string();
+  ASSERT_EQ(parsed->results.size(), 2u);
+  EXPECT_EQ(parsed->results[0].op_signature, "GemmTunableOp_float_NN");
+  EXPECT_EQ(parsed->results[1].op_signature, "GemmTunableOp_float_NT");
+  EXPECT_EQ(strip_byte_order_mark(bom + bom + "x"), "x");
+}
+
 TEST(ResultsParse, DuplicatesFirstWins) {
   auto parsed = parse_results("op,p,First,1\nop,p,Second,2\nop,q,Other,3\n", "d.csv");
   ASSERT_TRUE(parsed.has_value());
