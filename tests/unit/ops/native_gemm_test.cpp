@@ -85,10 +85,13 @@ TEST(NativeGemm, EveryMicroKernelMatchesAPlainLoop) {
   unsigned seed = 1;
   for (const auto& [mr, nr] : tiles) {
     for (const char* t : {"nn", "nt", "tn", "tt"}) {
-      for (int threads : {1, 2, 3}) {
-        SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads);
-        // Several mc, nc and kc blocks, edge tiles in both dims, beta 0 and not. With 3 threads
-        // there are enough A blocks for the threads to claim whole blocks.
+      // {threads, nc in nr}: with 3 threads there are enough A blocks for the threads to claim
+      // whole blocks, round by round or, when all of B is one column round, with every depth
+      // round of a block at once.
+      for (const auto& [threads, nc_panels] : {std::pair{1, 1}, {2, 1}, {3, 1}, {3, 4}}) {
+        SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads
+                                        << " nc " << nc_panels * nr);
+        // Several mc, nc and kc blocks, edge tiles in both dims, beta 0 and not.
         const std::int64_t m = threads == 3 ? 12 * mr + 5 : 3 * mr + 5;
         Problem prob(t[0], t[1], m, 2 * nr + 3, 77, 1.5f, threads == 1 ? 0.0f : 0.5f, seed++);
         NativeGemmConfig config;
@@ -96,7 +99,7 @@ TEST(NativeGemm, EveryMicroKernelMatchesAPlainLoop) {
         config.nr = nr;
         config.kc = 32;
         config.mc = threads == 3 ? mr : 2 * mr;
-        config.nc = nr;
+        config.nc = nc_panels * nr;
         config.order = threads == 2 ? "ij" : "ji";
         config.threads = threads;
         ASSERT_TRUE(native_gemm(prob.p, config));
@@ -117,18 +120,22 @@ TEST(NativeGemm, ConstantWeightsPackedOnceServeLaterCalls) {
   config.nr = nr;
   config.kc = 32;
   config.mc = 2 * mr;
-  config.nc = nr;
   config.threads = 2;
-  auto family = make_native_gemm_template(/*constant_a=*/true);
-  auto instance = as_template(*family)->from_name(solution_name(config));
-  ASSERT_TRUE(instance) << instance.status().to_string();
-  for (int call = 0; call < 2; ++call) {
-    std::fill(prob.c.begin(), prob.c.end(), 0.0f);
-    for (std::size_t i = 0; i < prob.c.size(); ++i) {
-      if (static_cast<std::int64_t>(i % prob.p.ldc) >= prob.p.m) prob.c[i] = prob.expected[i];
+  // nc = nr: B in several column rounds; nc = 4 nr: all of B in one (every depth round of a
+  // claimed block at once).
+  for (int nc : {nr, 4 * nr}) {
+    config.nc = nc;
+    auto family = make_native_gemm_template(/*constant_a=*/true);
+    auto instance = as_template(*family)->from_name(solution_name(config));
+    ASSERT_TRUE(instance) << instance.status().to_string();
+    for (int call = 0; call < 2; ++call) {
+      std::fill(prob.c.begin(), prob.c.end(), 0.0f);
+      for (std::size_t i = 0; i < prob.c.size(); ++i) {
+        if (static_cast<std::int64_t>(i % prob.p.ldc) >= prob.p.m) prob.c[i] = prob.expected[i];
+      }
+      ASSERT_TRUE((*instance)->run(prob.p));
+      EXPECT_LT(prob.error(), 1e-4) << "nc " << nc << " call " << call;
     }
-    ASSERT_TRUE((*instance)->run(prob.p));
-    EXPECT_LT(prob.error(), 1e-4) << "call " << call;
   }
 }
 
