@@ -197,6 +197,9 @@ class History {
  public:
   void add(const GemmParams& p, const Config& c) {
     std::lock_guard lock(mutex_);
+    for (const Entry& e : entries_) {
+      if (e.m == p.m && e.n == p.n && e.k == p.k && e.config == c) return;
+    }
     entries_.push_back({p.m, p.n, p.k, c});
   }
   // Up to `count` distinct configurations, those of the nearest problems (log-distance of the
@@ -267,6 +270,9 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
   }
   void remember(const GemmParams& p, const Config& config, double) override {
     history_.add(p, native_gemm_config(config));
+  }
+  void remember_solution(const GemmParams& p, std::string_view solution) override {
+    if (auto config = parse_native_gemm_name(solution)) history_.add(p, *config);
   }
 
  protected:
@@ -346,6 +352,10 @@ class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemp
   }
   void remember(const GemmParams& p, const Config& config, double) override {
     history_.add(p, native_decode_config(config, dtype_));
+  }
+  void remember_solution(const GemmParams& p, std::string_view solution) override {
+    auto config = parse_native_decode_name(solution);
+    if (config && config->dtype == dtype_) history_.add(p, *config);
   }
 
  protected:

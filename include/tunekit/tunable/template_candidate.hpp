@@ -68,6 +68,11 @@ class TemplateCandidate {
   /// Records that `config` (a point of space(params)) was the fastest found for `params` with
   /// `ms` per call, for later seeds(). Default: nothing.
   virtual void remember(const Params& /*params*/, const Config& /*config*/, double /*ms*/) {}
+  /// Records that `solution`, a name of this family read from the results (a winner of an
+  /// earlier process or another rank), won `params`, for later seeds() as remember() does.
+  /// Names of other families, bare family names and names that do not parse are ignored: they
+  /// are reported where the line is used, not here. Default: nothing.
+  virtual void remember_solution(const Params& /*params*/, std::string_view /*solution*/) {}
   /// Searches the space for `params` on the rotating operand `copies` within the settings'
   /// share of the budget, each configuration checked by `verify` (when given) before it is
   /// timed. SearchedTemplate (template_search.hpp) implements it with search_template().

@@ -22,6 +22,7 @@
 #include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/find_fastest.hpp"
 #include "tunekit/tunable/params_traits.hpp"
+#include "tunekit/tunable/persisted_winners.hpp"
 #include "tunekit/tunable/report.hpp"
 #include "tunekit/tunable/result_table.hpp"
 #include "tunekit/tunable/template_candidate.hpp"
@@ -39,7 +40,9 @@ inline constexpr std::string_view kDefaultSolution = "Default";
 ///  3. otherwise, under the op's mutex: the results file is loaded on first use; a stored result
 ///     (op signature, params signature) is resolved to a candidate index (an unknown solution
 ///     name warns once, "missing candidate X for <op>,<params>; using Default", and runs Default);
-///  4. miss + tuning on -> find_fastest, the winner is stored and appended to the results file;
+///  4. miss + tuning on -> find_fastest, the winner is stored and appended to the results file
+///     (with search transfer on, the templates first learn the stored winners of their
+///     families, PersistedWinners, so their searches seed from them);
 ///  5. miss + record-untuned on -> `<op>,<params>[,BLAS_PARAMS: ...]` goes to the untuned file
 ///     (once per process);
 ///  6. miss + wildcard fallback on -> the most specific matching wildcard result of the op
@@ -274,6 +277,7 @@ class TunableOp {
       report.status = settings.status();
       return report;
     }
+    if (settings->search_transfer) persisted_.feed(context_.results_manager(), candidates_);
     std::unique_ptr<Candidate<Params>> instance;
     TuneReport report = find_fastest(params, candidates_, *settings, &instance);
     tunings_.fetch_add(1, std::memory_order_relaxed);
@@ -282,6 +286,7 @@ class TunableOp {
     const std::string name = report.candidates[*report.winner].name;
     const std::string extra = blas_extra(params);
     log::info(1, "{}({}) -> {},{}", op, signature, name, format_time_ms(report.winner_time_ms));
+    persisted_.note_own(op, signature, name);
     auto added = context_.add_result(ResultLine{op, signature, name, report.winner_time_ms, extra});
     if (!added) {
       log::warn(added.status().message());
@@ -480,6 +485,7 @@ class TunableOp {
   // Keys whose wildcard entries were ensured; `candidate` holds the mask bits already handled.
   ResultTable<Key, &Params::hash> dynamic_done_;
   std::set<std::string> warned_missing_;
+  PersistedWinners<Params> persisted_;  // stored template winners handed to the templates
   std::atomic<std::size_t> tunings_{0};
 };
 

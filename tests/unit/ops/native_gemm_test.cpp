@@ -443,5 +443,58 @@ TEST(NativeGemm, TheDefaultBlockingFollowsTheCachesAndIsAPointOfTheSpace) {
   EXPECT_EQ(s.threads, 1);
 }
 
+// Transfer across processes: a stored winner handed to its template (as TunableOp does with the
+// results file's lines) seeds the search of the nearest problems first; names of other families,
+// of the other dtype, or malformed ones are ignored.
+TEST(NativeGemm, StoredWinnersSeedTheirTemplatesNearestProblemFirst) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  auto problem = [](const char* signature) {
+    auto p = GemmParams::from_signature("GemmTunableOp_float_TN", signature);
+    EXPECT_TRUE(p) << p.status().to_string();
+    return p ? *p : GemmParams{};
+  };
+  const GemmParams target = problem("tn_4096_96_4096_ld_4096_4096_4096");
+  const GemmParams near = problem("tn_4096_128_4096_ld_4096_4096_4096");
+  const GemmParams far = problem("tn_11008_512_4096_ld_4096_4096_11008");
+  auto candidate = make_native_gemm_template(false);
+  TemplateCandidate<GemmParams>* tmpl = as_template(*candidate);
+  ASSERT_NE(tmpl, nullptr);
+  auto space = tmpl->space(target);
+  ASSERT_TRUE(space) << space.status().to_string();
+  const std::size_t alone = tmpl->seeds(target, **space, true).size();
+  const auto [mr, nr] = native_tiles().front();
+  const NativeGemmConfig a{mr, nr, 128, 4 * mr, 8 * nr, "ij", 1};
+  const NativeGemmConfig b{mr, nr, 64, 2 * mr, 4 * nr, "ji", 1};
+  tmpl->remember_solution(far, solution_name(b));
+  tmpl->remember_solution(near, solution_name(a));
+  tmpl->remember_solution(near, "native_f32[mr=7]");
+  tmpl->remember_solution(near, "Default");
+  tmpl->remember_solution(near, "native_decode_f32[rows=8,threads=1]");
+  const std::vector<Config> seeds = tmpl->seeds(target, **space, true);
+  ASSERT_EQ(seeds.size(), alone + 2);
+  auto expected = [&](const NativeGemmConfig& c) {
+    auto point = nearest_point(**space, c);
+    EXPECT_TRUE(point) << solution_name(c);
+    return point ? native_gemm_config(*point) : NativeGemmConfig{};
+  };
+  EXPECT_EQ(native_gemm_config(seeds[0]), expected(a));
+  EXPECT_EQ(native_gemm_config(seeds[1]), expected(b));
+  EXPECT_EQ(tmpl->seeds(target, **space, false).size(), alone);  // transfer off: the default
+
+  auto decode = make_native_decode_template(DType::kFloat);
+  TemplateCandidate<GemmParams>* dt = as_template(*decode);
+  ASSERT_NE(dt, nullptr);
+  const GemmParams token = problem("tn_4096_1_4096_ld_4096_4096_4096");
+  auto decode_space = dt->space(token);
+  ASSERT_TRUE(decode_space) << decode_space.status().to_string();
+  const std::size_t decode_alone = dt->seeds(token, **decode_space, true).size();
+  dt->remember_solution(near, "native_decode_bf16[rows=2,threads=1]");
+  EXPECT_EQ(dt->seeds(token, **decode_space, true).size(), decode_alone);
+  dt->remember_solution(near, "native_decode_f32[rows=8,threads=1]");
+  const std::vector<Config> decode_seeds = dt->seeds(token, **decode_space, true);
+  ASSERT_EQ(decode_seeds.size(), decode_alone + 1);
+  EXPECT_EQ(native_decode_config(decode_seeds[0]).rows, 8);
+}
+
 }  // namespace
 }  // namespace tunekit::ops

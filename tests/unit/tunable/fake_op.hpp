@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../test_files.hpp"
@@ -88,6 +90,20 @@ struct AddParams {
     return dynamic_n ? "n_*_t_" + std::to_string(tag) : signature();
   }
   std::string blas_signature() const { return "- { function: add, N: " + std::to_string(n) + " }"; }
+  /// The problem of a signature "n_<n>_t_<tag>" (no operands); kParseError otherwise.
+  static Expected<AddParams> from_signature(std::string_view op, std::string_view signature) {
+    AddParams p;
+    int used = 0;
+    const std::string text(signature);
+    long long n = 0;
+    if (op != "AddTunableOp_float" ||
+        std::sscanf(text.c_str(), "n_%lld_t_%d%n", &n, &p.tag, &used) != 2 ||
+        used != static_cast<int>(text.size())) {
+      return Status(StatusCode::kParseError, "not an add signature: " + text);
+    }
+    p.n = n;
+    return p;
+  }
 };
 
 /// Operand copies for AddParams.

@@ -69,8 +69,17 @@ class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddPara
   void remember(const AddParams&, const Config& config, double) override {
     remembered.push_back(static_cast<int>(config.number("speed")));
   }
+  void remember_solution(const AddParams& p, std::string_view solution) override {
+    stored.push_back(std::to_string(p.tag) + ":" + std::string(solution));
+    const std::string_view prefix = "fake[speed=";
+    if (solution.size() == prefix.size() + 2 && solution.substr(0, prefix.size()) == prefix &&
+        solution[prefix.size()] >= '1' && solution[prefix.size()] <= '8') {
+      remembered.push_back(solution[prefix.size()] - '0');
+    }
+  }
 
   std::vector<int> measured, rebuilt, remembered;
+  std::vector<std::string> stored;  // "tag:solution" of each remember_solution call
   std::vector<FakeCandidate*> instances;
   int lucky_once = 0;  // the speed whose first instance spins 1 us
 
@@ -286,6 +295,51 @@ TEST_F(TemplateCandidateTest, WinnersOfEarlierProblemsAreMeasuredFirst) {
   ::setenv("TUNEKIT_SEARCH_TRANSFER", "x", 1);
   AddProblem fourth(64, 4);
   EXPECT_EQ(op(fourth.params()).code(), StatusCode::kInvalidArgument);
+}
+
+// Transfer across processes: the template winners stored in the results file by an earlier
+// process seed the search of a new problem; lines of other candidates, unparsable signatures and
+// the process's own results are not handed over, and with transfer off nothing is.
+TEST_F(TemplateCandidateTest, StoredWinnersOfEarlierProcessesAreMeasuredFirst) {
+  {
+    FakeTemplate* first = nullptr;
+    TunableOp<AddParams> op(candidates(first), *ctx_);
+    AddProblem problem(64, 1);
+    ASSERT_TRUE(op(problem.params()));
+  }
+  std::string text = testing::slurp(dir_.file("results0.csv"));
+  const std::string good = "fake[speed=5]";
+  ASSERT_NE(text.find(good), std::string::npos) << text;
+  text.replace(text.find(good), good.size(), "fake[speed=3]");  // not the fastest: no accident
+  text += "AddTunableOp_float,n_64_t_7,Default,0.2\n";
+  text += "AddTunableOp_float,n_64_oops,fake[speed=2],0.1\n";
+  for (const char* transfer : {"1", "0"}) {
+    SCOPED_TRACE(transfer);
+    ::setenv("TUNEKIT_SEARCH_TRANSFER", transfer, 1);
+    const std::string file = dir_.file(std::string("stored") + transfer + "0.csv");
+    std::ofstream(file) << text;
+    auto ctx = std::make_unique<TuningContext>();
+    ctx->set_filename(file);
+    ctx->set_rotating_buffer_size(0);
+    ctx->set_max_tuning_duration_ms(2);
+    ctx->set_max_tuning_iterations(10);
+    ctx->set_clock(&testing::virtual_now_ns);
+    FakeTemplate* fresh = nullptr;
+    TunableOp<AddParams> op(candidates(fresh), *ctx);
+    AddProblem second(64, 2);
+    ASSERT_TRUE(op(second.params()));
+    ASSERT_FALSE(fresh->measured.empty());
+    if (std::string(transfer) == "1") {
+      EXPECT_EQ(fresh->stored, std::vector<std::string>{"1:fake[speed=3]"});
+      EXPECT_EQ(fresh->measured.front(), 3);
+      // Its own winner is remembered by the search, not handed over again from the file.
+      AddProblem third(64, 3);
+      ASSERT_TRUE(op(third.params()));
+      EXPECT_EQ(fresh->stored, std::vector<std::string>{"1:fake[speed=3]"});
+    } else {
+      EXPECT_TRUE(fresh->stored.empty());
+    }
+  }
 }
 
 }  // namespace
