@@ -5,7 +5,8 @@
 // templates} (search budget --search-ms), then every library candidate and the native
 // configuration are timed on rotating operand copies spanning >= 256 MiB, each after one untimed
 // call. The decode group runs each shape with fp32 and with bf16 weights. In the "constant" group
-// every call reads the same weights (A), the native kernels pack them once, oneDNN's matmul with
+// (fp32, and bf16 at 128 tokens) every call reads the same weights (A), the native kernels pack
+// them once (widening bf16 weights to fp32 as they pack them), oneDNN's matmul with
 // its weights reordered once joins the libraries, and the one-time pack cost is printed. The
 // summary gives per problem the best library, native's ratio to it, and native's share of the FMA
 // peak (or of the read bound for 1 token), then bf16 decode's speed against fp32 decode.
@@ -67,6 +68,7 @@ constexpr Problem kProblems[] = {
     {"decode", "GemmTunableOp_BFloat16_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
     {"constant", "GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096"},
     {"constant", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
+    {"constant", "GemmTunableOp_BFloat16_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
 };
 
 int g_threads = 1;

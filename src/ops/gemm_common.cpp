@@ -10,10 +10,7 @@
 #include "tunekit/ops/threading.hpp"
 
 namespace tunekit::ops::detail {
-namespace {
 
-// Copies the stored rows x cols matrix at `src` (leading dimension ld) into a compact float
-// matrix (leading dimension rows) in `dst`.
 void stage_bf16(const BFloat16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                 std::vector<float>& dst) {
   dst.resize(static_cast<std::size_t>(rows * cols));
@@ -21,6 +18,8 @@ void stage_bf16(const BFloat16* src, std::int64_t rows, std::int64_t cols, std::
     to_float(src + j * ld, dst.data() + j * rows, static_cast<std::size_t>(rows));
   }
 }
+
+namespace {
 
 // The calling thread's staging buffer for operand 0 (A) or 1 (B), reused across calls.
 std::vector<float>& staging_buffer(int operand) {

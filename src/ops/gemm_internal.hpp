@@ -85,6 +85,11 @@ inline GemmCall plain_gemm_call(const GemmParams& p) noexcept {
   return call;
 }
 
+/// Copies the stored `rows` x `cols` bf16 matrix at `src` (column-major, leading dimension `ld`
+/// elements) into `dst` as a compact float matrix (leading dimension `rows`); exact.
+void stage_bf16(const BFloat16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                std::vector<float>& dst);
+
 /// run_as_gemm_calls() for every problem that is not a plain GEMM: the batch loop, bf16 staging
 /// and the bias epilogue.
 Status run_as_gemm_call_sequence(const GemmParams& params, bool native_bf16, GemmCallRef gemm);

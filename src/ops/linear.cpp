@@ -32,15 +32,18 @@ Status bad_linear_argument(const std::string& what) {
   return Status(StatusCode::kInvalidArgument, "Linear: " + what);
 }
 
-// Default, then the candidates that pack constant weights once, then the decode kernels.
-CandidateList<GemmParams> constant_candidates() {
+// Default, then the candidates that pack constant weights once, then the decode kernels of
+// the weights' dtype.
+CandidateList<GemmParams> constant_candidates(DType dtype) {
   CandidateList<GemmParams> list;
   list.push_back(detail::make_openblas_default());
   list.push_back(detail::make_onednn_matmul(detail::OnednnWeights::kConstant));
   list.push_back(make_native_gemm_template(/*constant_a=*/true));
-  list.push_back(make_native_decode_template());
+  list.push_back(make_native_decode_template(dtype));
   return list;
 }
+
+std::string_view dtype_word(DType dtype) { return dtype == DType::kBFloat16 ? "bf16" : "float"; }
 
 // A fresh copy of the winner `name` (slot `index` of `list`) when it packs the weights, so that
 // its pack comes from the caller's weights and its cost can be timed; null otherwise.
@@ -66,15 +69,27 @@ Expected<double> timed_run(Candidate<GemmParams>& c, const GemmParams& p) {
 
 }  // namespace
 
-Linear::Linear(std::int64_t out_features, std::int64_t in_features, const float* weights,
-               std::int64_t ld_w)
-    : out_(out_features), in_(in_features), ld_w_(ld_w), weights_(weights) {}
+Linear::Linear(std::int64_t out_features, std::int64_t in_features, const void* weights,
+               std::int64_t ld_w, DType dtype)
+    : out_(out_features), in_(in_features), ld_w_(ld_w), weights_(weights), dtype_(dtype) {}
 
 Linear::~Linear() = default;
 
 Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
                                                  std::int64_t in_features, const float* weights,
                                                  std::int64_t ld_w) {
+  return create_of(out_features, in_features, weights, ld_w, DType::kFloat);
+}
+
+Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
+                                                 std::int64_t in_features, const BFloat16* weights,
+                                                 std::int64_t ld_w) {
+  return create_of(out_features, in_features, weights, ld_w, DType::kBFloat16);
+}
+
+Expected<std::unique_ptr<Linear>> Linear::create_of(std::int64_t out_features,
+                                                    std::int64_t in_features, const void* weights,
+                                                    std::int64_t ld_w, DType dtype) {
   if (out_features < 1 || out_features > kMaxFeatures) {
     return bad_linear_argument(
         fmt::format("out_features must be in [1, {}], got {}", kMaxFeatures, out_features));
@@ -88,12 +103,13 @@ Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
                                            in_features, kMaxFeatures, ld_w));
   }
   if (weights == nullptr) return bad_linear_argument("weights is null");
-  return std::unique_ptr<Linear>(new Linear(out_features, in_features, weights, ld_w));
+  return std::unique_ptr<Linear>(new Linear(out_features, in_features, weights, ld_w, dtype));
 }
 
-GemmParams Linear::params(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
+GemmParams Linear::params(std::int64_t tokens, const void* x, std::int64_t ld_x, float* y,
                           std::int64_t ld_y, float alpha, float beta) const {
   GemmParams p;
+  p.dtype = dtype_;
   p.transa = 't';
   p.transb = 'n';
   p.m = out_;
@@ -112,6 +128,20 @@ GemmParams Linear::params(std::int64_t tokens, const float* x, std::int64_t ld_x
 
 Status Linear::forward(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
                        std::int64_t ld_y, float alpha, float beta) {
+  return forward_of(tokens, x, DType::kFloat, ld_x, y, ld_y, alpha, beta);
+}
+
+Status Linear::forward(std::int64_t tokens, const BFloat16* x, std::int64_t ld_x, float* y,
+                       std::int64_t ld_y, float alpha, float beta) {
+  return forward_of(tokens, x, DType::kBFloat16, ld_x, y, ld_y, alpha, beta);
+}
+
+Status Linear::forward_of(std::int64_t tokens, const void* x, DType x_dtype, std::int64_t ld_x,
+                          float* y, std::int64_t ld_y, float alpha, float beta) {
+  if (x_dtype != dtype_) {
+    return bad_linear_argument(
+        fmt::format("x is {} but the weights are {}", dtype_word(x_dtype), dtype_word(dtype_)));
+  }
   if (tokens == 0) return Status::ok();  // nothing to compute (as BLAS with n = 0)
   if (tokens < 0 || tokens > kMaxFeatures) {
     return bad_linear_argument(
@@ -144,7 +174,7 @@ Expected<Candidate<GemmParams>*> Linear::plan_for(const GemmParams& p) {
 
 std::unique_ptr<Linear::Plan> Linear::tune(const GemmParams& p) {
   auto plan = std::make_unique<Plan>();
-  plan->list = constant_candidates();
+  plan->list = constant_candidates(dtype_);
   plan->chosen = plan->list[0].get();
   plan->choice.solution = "Default";
   TuningContext& ctx = tuning_context();

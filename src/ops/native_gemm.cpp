@@ -58,10 +58,20 @@ Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
 }
 
 // The blocked family: float problems, and bf16 ones staged to float as Default stages them
-// (not with constant weights, which are packed from float).
-Status blocked_dtype(const GemmParams& p, bool constant_a, std::string_view family) {
-  if (p.dtype == DType::kBFloat16 && !constant_a) return Status::ok();
+// (with constant weights, A is widened once as it is packed and B at every call).
+Status blocked_dtype(const GemmParams& p, std::string_view family) {
+  if (p.dtype == DType::kBFloat16) return Status::ok();
   return dtype_only(p, DType::kFloat, family);
+}
+
+// The stored op(B) of a bf16 problem as a compact float matrix in the calling thread's buffer:
+// `call` then points at it.
+void widen_b(const GemmParams& p, NativeCall& call) {
+  thread_local std::vector<float> staged;
+  const std::int64_t rows = p.b_is_n() ? p.k : p.n;
+  stage_bf16(static_cast<const BFloat16*>(p.b), rows, p.b_is_n() ? p.n : p.k, p.ldb, staged);
+  call.b = staged.data();
+  call.ldb = rows;
 }
 
 // The refusal of a CPU without the kernels' lowest build (x86-64-v3).
@@ -98,7 +108,7 @@ class NativeGemmInstance final : public GemmCandidateBase {
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, constant_a_, name()));
+    TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, name()));
     if (constant_a_ && p.kind != GemmKind::kGemm) {
       return unsupported("constant weights are packed for plain GEMMs only");
     }
@@ -108,7 +118,9 @@ class NativeGemmInstance final : public GemmCandidateBase {
     if (constant_a_) {
       auto packed = packed_a(p);
       if (!packed) return packed.status();
-      kernels_->gemm(native_call<float>(plain_gemm_call(p)), blocking_, *packed);
+      NativeCall call = native_call<float>(plain_gemm_call(p));
+      if (p.dtype == DType::kBFloat16) widen_b(p, call);
+      kernels_->gemm(call, blocking_, *packed);
       return Status::ok();
     }
     return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
@@ -126,7 +138,14 @@ class NativeGemmInstance final : public GemmCandidateBase {
       }
       return static_cast<const float*>(packed_.data());
     }
-    const NativeCall call = native_call<float>(plain_gemm_call(p));
+    NativeCall call = native_call<float>(plain_gemm_call(p));
+    std::vector<float> widened;  // a bf16 A as float, for the pack only
+    if (p.dtype == DType::kBFloat16) {
+      const std::int64_t rows = p.a_is_n() ? p.m : p.k;
+      stage_bf16(static_cast<const BFloat16*>(p.a), rows, p.a_is_n() ? p.k : p.m, p.lda, widened);
+      call.a = widened.data();
+      call.lda = rows;
+    }
     packed_.resize(kernels_->packed_a_floats(call.m, call.k, blocking_));
     kernels_->pack_a(call, blocking_, packed_.data());
     packed_key_ = p.key();
@@ -277,7 +296,7 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, constant_a_, name()));
+    TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, name()));
     if (native_builds().empty()) return no_kernels(name());
     return Status::ok();
   }

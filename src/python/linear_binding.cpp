@@ -1,5 +1,5 @@
-// tunekit.Linear: ops::Linear (constant weights) on NumPy float32 arrays. The weights object is
-// kept alive by the handle; calls run without the GIL.
+// tunekit.Linear: ops::Linear (constant weights) on NumPy float32 or bfloat16 arrays. The weights
+// object is kept alive by the handle; calls run without the GIL.
 #include <fmt/format.h>
 #include <nanobind/stl/string.h>
 
@@ -19,23 +19,25 @@ namespace {
 
 constexpr const char* kLinear = "tunekit.Linear";
 
-// A float32 matrix whose rows are contiguous: (rows, cols, leading dimension in elements).
+// A float32 or bfloat16 matrix whose rows are contiguous: (rows, cols, leading dimension in
+// elements).
 struct RowMajor {
   std::int64_t rows = 0, cols = 0, ld = 0;
 };
 
 RowMajor row_major(const char* name, const Operand& op) {
-  if (op.type != ElementType::kFloat32) {
-    raise_type_error(
-        fmt::format("{}: {} must be float32, not {}", kLinear, name, element_name(op.type)));
+  if (op.type != ElementType::kFloat32 && op.type != ElementType::kBFloat16) {
+    raise_type_error(fmt::format("{}: {} must be float32 or bfloat16, not {}", kLinear, name,
+                                 element_name(op.type)));
   }
   if (op.ndim != 2) {
     raise_value_error(
         fmt::format("{}: {} must be 2-d, got shape {}", kLinear, name, shape_string(op)));
   }
   if (op.shape[0] == 0 || op.shape[1] == 0) return RowMajor{op.shape[0], op.shape[1], op.shape[1]};
-  const std::int64_t row_stride = op.strides[0] / 4;
-  if ((op.shape[1] > 1 && op.strides[1] != 4) || op.strides[0] % 4 != 0 ||
+  const std::int64_t size = element_size(op.type);
+  const std::int64_t row_stride = op.strides[0] / size;
+  if ((op.shape[1] > 1 && op.strides[1] != size) || op.strides[0] % size != 0 ||
       (op.shape[0] > 1 && row_stride < op.shape[1])) {
     raise_value_error(
         fmt::format("{}: {} must have contiguous rows (a C-ordered array or a "
@@ -53,7 +55,11 @@ class PyLinear {
     keep_ = nb::borrow(weights);
     const RowMajor w = row_major("weights", weights_.op);
     auto made =
-        ops::Linear::create(w.rows, w.cols, reinterpret_cast<const float*>(weights_.op.data), w.ld);
+        weights_.op.type == ElementType::kBFloat16
+            ? ops::Linear::create(w.rows, w.cols,
+                                  reinterpret_cast<const ops::BFloat16*>(weights_.op.data), w.ld)
+            : ops::Linear::create(w.rows, w.cols, reinterpret_cast<const float*>(weights_.op.data),
+                                  w.ld);
     check(made.status());
     linear_ = std::move(*made);
   }
@@ -62,6 +68,10 @@ class PyLinear {
     PyOperand x;
     read_operand(kLinear, "x", x_obj, false, x);
     const RowMajor in = row_major("x", x.op);
+    if (x.op.type != weights_.op.type) {
+      raise_type_error(fmt::format("{}: x is {} but the weights are {}", kLinear,
+                                   element_name(x.op.type), element_name(weights_.op.type)));
+    }
     if (in.cols != linear_->in_features()) {
       raise_value_error(fmt::format("{}: x has {} columns, the weights {} (in_features)", kLinear,
                                     in.cols, linear_->in_features()));
@@ -74,8 +84,12 @@ class PyLinear {
     Status s;
     {
       nb::gil_scoped_release unlocked;
-      s = linear_->forward(in.rows, reinterpret_cast<const float*>(x.op.data), in.ld,
-                           reinterpret_cast<float*>(out.op.data), shape[1]);
+      float* y_data = reinterpret_cast<float*>(out.op.data);
+      s = x.op.type == ElementType::kBFloat16
+              ? linear_->forward(in.rows, reinterpret_cast<const ops::BFloat16*>(x.op.data), in.ld,
+                                 y_data, shape[1])
+              : linear_->forward(in.rows, reinterpret_cast<const float*>(x.op.data), in.ld, y_data,
+                                 shape[1]);
     }
     check(std::move(s));
     return y;
@@ -104,9 +118,11 @@ class PyLinear {
 }  // namespace
 
 void bind_linear(nb::module_& m) {
-  nb::class_<PyLinear>(m, "Linear",
-                       "y = x @ weights.T with constant float32 weights (out_features x "
-                       "in_features), tuned per token count (docs/native.md)")
+  nb::class_<PyLinear>(
+      m, "Linear",
+      "y = x @ weights.T with constant float32 or bfloat16 weights (out_features x "
+      "in_features; x of the same dtype, y float32), tuned per token count "
+      "(docs/native.md)")
       .def(nb::init<nb::handle>(), nb::arg("weights"))
       .def("__call__", &PyLinear::call, nb::arg("x"))
       .def("choice", &PyLinear::choice, nb::arg("tokens"))

@@ -60,3 +60,20 @@ def test_zero_tokens_give_an_empty_result():
     layer = tunekit.Linear(rand((5, 6)))
     y = layer(np.zeros((0, 6), dtype=np.float32))
     assert y.shape == (0, 5) and y.dtype == np.float32
+
+
+def test_bfloat16_weights_give_float32_results():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    w = rand((48, 40)).astype(ml_dtypes.bfloat16)
+    layer = tunekit.Linear(w)
+    for tokens in (1, 16, 33):
+        x = rand((tokens, 40)).astype(ml_dtypes.bfloat16)
+        want = x.astype(np.float64) @ w.astype(np.float64).T
+        got = layer(x)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        assert layer.choice(tokens)["solution"]
+    with pytest.raises(tunekit.DTypeError, match="x is float32 but the weights are bfloat16"):
+        layer(rand((2, 40)))
+    with pytest.raises(tunekit.DTypeError, match="x is bfloat16 but the weights are float32"):
+        tunekit.Linear(rand((4, 40)))(rand((2, 40)).astype(ml_dtypes.bfloat16))

@@ -34,6 +34,8 @@ struct LinearChoice {
 ///   out_features).
 /// In TunableOp's column-major frame this is GemmTunableOp_float_TN, m = out_features,
 /// n = tokens, k = in_features, A = W (the Llama projections' layout).
+/// bf16 weights (create() with BFloat16) take bf16 x and give float y (GemmTunableOp_BFloat16_TN,
+/// fp32 accumulation); the blocked kernels then widen the weights once, as they pack them.
 ///
 /// Contract: the weights are read at `weights` for as long as the handle lives and must not
 /// change, move or be freed meanwhile. Each token count is tuned on its first forward() (TunableOp
@@ -48,6 +50,10 @@ class Linear {
   static Expected<std::unique_ptr<Linear>> create(std::int64_t out_features,
                                                   std::int64_t in_features, const float* weights,
                                                   std::int64_t ld_w);
+  /// The same for bf16 weights (forward() then takes bf16 x).
+  static Expected<std::unique_ptr<Linear>> create(std::int64_t out_features,
+                                                  std::int64_t in_features, const BFloat16* weights,
+                                                  std::int64_t ld_w);
   ~Linear();
   Linear(const Linear&) = delete;
   Linear& operator=(const Linear&) = delete;
@@ -56,24 +62,36 @@ class Linear {
   /// tokens, x, y, ld_x, ld_y, or a non-finite alpha or beta; or the chosen candidate's error.
   Status forward(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
                  std::int64_t ld_y, float alpha = 1.0f, float beta = 0.0f);
+  /// forward() of a handle with bf16 weights: bf16 x, float y. Errors as forward(), and
+  /// kInvalidArgument when x's dtype is not the weights' (either overload).
+  Status forward(std::int64_t tokens, const BFloat16* x, std::int64_t ld_x, float* y,
+                 std::int64_t ld_y, float alpha = 1.0f, float beta = 0.0f);
   /// The choice made for `tokens` (the first made, when several leading dimensions were used).
   /// Errors: kNotFound before the first forward() with it.
   Expected<LinearChoice> choice(std::int64_t tokens) const;
 
   std::int64_t out_features() const noexcept { return out_; }
   std::int64_t in_features() const noexcept { return in_; }
+  /// The weights' (and x's) dtype: kFloat or kBFloat16.
+  DType dtype() const noexcept { return dtype_; }
 
  private:
   struct Plan;
-  Linear(std::int64_t out_features, std::int64_t in_features, const float* weights,
-         std::int64_t ld_w);
-  GemmParams params(std::int64_t tokens, const float* x, std::int64_t ld_x, float* y,
+  Linear(std::int64_t out_features, std::int64_t in_features, const void* weights,
+         std::int64_t ld_w, DType dtype);
+  static Expected<std::unique_ptr<Linear>> create_of(std::int64_t out_features,
+                                                     std::int64_t in_features, const void* weights,
+                                                     std::int64_t ld_w, DType dtype);
+  Status forward_of(std::int64_t tokens, const void* x, DType x_dtype, std::int64_t ld_x, float* y,
+                    std::int64_t ld_y, float alpha, float beta);
+  GemmParams params(std::int64_t tokens, const void* x, std::int64_t ld_x, float* y,
                     std::int64_t ld_y, float alpha, float beta) const;
   Expected<Candidate<GemmParams>*> plan_for(const GemmParams& p);
   std::unique_ptr<Plan> tune(const GemmParams& p);
 
   std::int64_t out_, in_, ld_w_;
-  const float* weights_;
+  const void* weights_;
+  DType dtype_;
   mutable std::mutex mutex_;  // guards plans_ (tuning a token count holds it)
   std::map<std::array<std::int64_t, 3>, std::unique_ptr<Plan>> plans_;  // (tokens, ld_x, ld_y)
 };

@@ -18,6 +18,13 @@
 namespace tunekit::ops {
 namespace {
 
+// x rounded to bf16.
+std::vector<BFloat16> x16_of(const std::vector<float>& x) {
+  std::vector<BFloat16> out(x.size());
+  to_bfloat16(x.data(), out.data(), x.size());
+  return out;
+}
+
 struct Layer {
   std::int64_t out = 96, in = 80, ld_w = 83;
   std::vector<float> w;
@@ -85,7 +92,8 @@ TEST_F(LinearTest, BadArgumentsAreNamed) {
   auto ld = Linear::create(8, 8, layer.w.data(), 7);
   ASSERT_FALSE(ld);
   EXPECT_NE(ld.status().message().find("ld_w"), std::string::npos);
-  EXPECT_EQ(Linear::create(8, 8, nullptr, 8).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Linear::create(8, 8, static_cast<const float*>(nullptr), 8).status().code(),
+            StatusCode::kInvalidArgument);
   auto linear = Linear::create(8, 8, layer.w.data(), 8);
   ASSERT_TRUE(linear);
   std::vector<float> x(64), y(64);
@@ -93,7 +101,10 @@ TEST_F(LinearTest, BadArgumentsAreNamed) {
   const Status s = (*linear)->forward(-1, x.data(), 8, y.data(), 8);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("tokens"), std::string::npos) << s.message();
-  EXPECT_NE((*linear)->forward(2, nullptr, 8, y.data(), 8).message().find("x is null"),
+  EXPECT_NE((*linear)
+                ->forward(2, static_cast<const float*>(nullptr), 8, y.data(), 8)
+                .message()
+                .find("x is null"),
             std::string::npos);
   EXPECT_NE((*linear)->forward(2, x.data(), 7, y.data(), 8).message().find("ld_x"),
             std::string::npos);
@@ -125,6 +136,99 @@ TEST_F(LinearTest, ConstantWeightCandidatesServeTheOneProblemTheyPackedFor) {
   ASSERT_TRUE(native);
   ASSERT_TRUE((*native)->run(p));
   EXPECT_EQ((*native)->run(other).code(), StatusCode::kUnsupported);
+}
+
+// bf16 weights and x, float y: results against a plain loop on the rounded values, for decode
+// and blocked token counts; x of the other dtype is refused by name.
+TEST_F(LinearTest, Bf16WeightsMatchAPlainLoopOnTheRoundedValues) {
+  Layer layer(4);
+  std::vector<BFloat16> w16(layer.w.size());
+  to_bfloat16(layer.w.data(), w16.data(), w16.size());
+  to_float(w16.data(), layer.w.data(), w16.size());  // the reference sees the rounded weights
+  auto linear = Linear::create(layer.out, layer.in, w16.data(), layer.ld_w);
+  ASSERT_TRUE(linear) << linear.status().to_string();
+  EXPECT_EQ((*linear)->dtype(), DType::kBFloat16);
+  std::mt19937 gen(6);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  const std::int64_t ld_x = layer.in + 3, ld_y = layer.out + 1;
+  for (std::int64_t tokens : {1, 16, 40}) {
+    for (int call = 0; call < 2; ++call) {
+      SCOPED_TRACE(testing::Message() << tokens << " tokens, call " << call);
+      std::vector<float> x(static_cast<std::size_t>(tokens * ld_x)), y(tokens * ld_y);
+      for (float& v : x) v = dist(gen);
+      for (float& v : y) v = dist(gen);
+      std::vector<BFloat16> x16(x.size());
+      to_bfloat16(x.data(), x16.data(), x.size());
+      to_float(x16.data(), x.data(), x.size());
+      const float beta = call == 0 ? 0.0f : 0.5f;
+      const auto want = layer.expected(tokens, x, ld_x, y, ld_y, 0.75f, beta);
+      ASSERT_TRUE((*linear)->forward(tokens, x16.data(), ld_x, y.data(), ld_y, 0.75f, beta));
+      for (std::size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], want[i], 1e-4) << i;
+    }
+    auto choice = (*linear)->choice(tokens);
+    ASSERT_TRUE(choice) << choice.status().to_string();
+    EXPECT_FALSE(choice->solution.empty());
+  }
+  std::vector<float> xf(static_cast<std::size_t>(2 * ld_x)), y(static_cast<std::size_t>(2 * ld_y));
+  const Status s = (*linear)->forward(2, xf.data(), ld_x, y.data(), ld_y);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("x is float but the weights are bf16"), std::string::npos)
+      << s.message();
+  auto fp32 = Linear::create(layer.out, layer.in, layer.w.data(), layer.ld_w);
+  ASSERT_TRUE(fp32);
+  EXPECT_NE((*fp32)
+                ->forward(2, x16_of(xf).data(), ld_x, y.data(), ld_y)
+                .message()
+                .find("x is bf16 but the weights are float"),
+            std::string::npos);
+}
+
+// Every configuration of tunekit's blocked kernels with constant bf16 weights widens them once
+// as it packs them, and B at every call: the result is the float product of the rounded values.
+TEST_F(LinearTest, NativeConstantWeightsTakeBf16Problems) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  auto shape = GemmParams::from_signature("GemmTunableOp_BFloat16_TN", "tn_40_8_24_ld_27_24_40");
+  ASSERT_TRUE(shape) << shape.status().to_string();
+  auto ws = GemmWorkspace::create(*shape, 1, /*random_fill=*/true, 2);
+  ASSERT_TRUE(ws);
+  GemmParams p = (*ws)->bind(0);
+  p.alpha = 1.5;
+  const auto* a = static_cast<const BFloat16*>(p.a);
+  const auto* b = static_cast<const BFloat16*>(p.b);
+  std::vector<float> want(static_cast<std::size_t>(p.ldc * p.n));
+  for (std::int64_t j = 0; j < p.n; ++j) {
+    for (std::int64_t i = 0; i < p.m; ++i) {
+      double sum = 0;
+      for (std::int64_t q = 0; q < p.k; ++q) {
+        sum += static_cast<double>(to_float(a[q + i * p.lda])) * to_float(b[q + j * p.ldb]);
+      }
+      want[static_cast<std::size_t>(i + j * p.ldc)] = static_cast<float>(p.alpha * sum);
+    }
+  }
+  auto family = make_native_gemm_template(/*constant_a=*/true);
+  auto* t = as_template(*family);
+  ASSERT_NE(t, nullptr);
+  for (const auto& [mr, nr] : native_tiles()) {
+    SCOPED_TRACE(testing::Message() << mr << "x" << nr);
+    NativeGemmConfig config;
+    config.mr = mr;
+    config.nr = nr;
+    config.kc = 16;  // two depth rounds
+    config.mc = mr;
+    config.nc = nr;
+    auto native = t->from_name(solution_name(config));
+    ASSERT_TRUE(native) << native.status().to_string();
+    for (int call = 0; call < 2; ++call) {  // the pack, then the packed weights
+      ASSERT_TRUE((*native)->run(p));
+      const auto* c = static_cast<const float*>(p.c);
+      for (std::int64_t j = 0; j < p.n; ++j) {
+        for (std::int64_t i = 0; i < p.m; ++i) {
+          const auto at = static_cast<std::size_t>(i + j * p.ldc);
+          ASSERT_NEAR(c[at], want[at], 1e-4) << i << "," << j;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
