@@ -158,7 +158,9 @@ Status Linear::forward_of(std::int64_t tokens, const void* x, DType x_dtype, std
         fmt::format("ld_y must be in [out_features = {}, {}], got {}", out_, kMaxFeatures, ld_y));
   }
   const GemmParams p = params(tokens, x, ld_x, y, ld_y, alpha, beta);
-  TUNEKIT_RETURN_IF_ERROR(p.validate());
+  if (Status valid = p.validate(); !valid.is_ok()) {
+    return Status(valid.code(), "Linear: " + valid.message());
+  }
   auto chosen = plan_for(p);
   if (!chosen) return chosen.status();
   return (*chosen)->run(p);

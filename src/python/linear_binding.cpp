@@ -18,6 +18,7 @@ namespace tunekit::python {
 namespace {
 
 constexpr const char* kLinear = "tunekit.Linear";
+constexpr const char* kLinearDtypes = "float32 or bfloat16";
 
 // A float32 or bfloat16 matrix whose rows are contiguous: (rows, cols, leading dimension in
 // elements).
@@ -27,8 +28,8 @@ struct RowMajor {
 
 RowMajor row_major(const char* name, const Operand& op) {
   if (op.type != ElementType::kFloat32 && op.type != ElementType::kBFloat16) {
-    raise_type_error(fmt::format("{}: {} must be float32 or bfloat16, not {}", kLinear, name,
-                                 element_name(op.type)));
+    raise_type_error(fmt::format("{}: {} has dtype {}; {} expected", kLinear, name,
+                                 element_name(op.type), kLinearDtypes));
   }
   if (op.ndim != 2) {
     raise_value_error(
@@ -51,7 +52,7 @@ class PyLinear {
  public:
   explicit PyLinear(nb::handle weights) {
     if (!numpy_ready()) throw nb::python_error();
-    read_operand(kLinear, "weights", weights, false, weights_);
+    read_operand(kLinear, "weights", weights, false, weights_, kLinearDtypes);
     keep_ = nb::borrow(weights);
     const RowMajor w = row_major("weights", weights_.op);
     auto made =
@@ -66,7 +67,7 @@ class PyLinear {
 
   nb::object call(nb::handle x_obj) {
     PyOperand x;
-    read_operand(kLinear, "x", x_obj, false, x);
+    read_operand(kLinear, "x", x_obj, false, x, kLinearDtypes);
     const RowMajor in = row_major("x", x.op);
     if (x.op.type != weights_.op.type) {
       raise_type_error(fmt::format("{}: x is {} but the weights are {}", kLinear,
@@ -123,8 +124,8 @@ void bind_linear(nb::module_& m) {
       "y = x @ weights.T with constant float32 or bfloat16 weights (out_features x "
       "in_features; x of the same dtype, y float32), tuned per token count "
       "(docs/native.md)")
-      .def(nb::init<nb::handle>(), nb::arg("weights"))
-      .def("__call__", &PyLinear::call, nb::arg("x"))
+      .def(nb::init<nb::handle>(), nb::arg("weights").none())
+      .def("__call__", &PyLinear::call, nb::arg("x").none())
       .def("choice", &PyLinear::choice, nb::arg("tokens"))
       .def_prop_ro("out_features", &PyLinear::out_features)
       .def_prop_ro("in_features", &PyLinear::in_features);

@@ -35,15 +35,18 @@ std::string dlpack_type_name(nb::dlpack::dtype t) {
   return fmt::format("{}{}", code, static_cast<int>(t.bits));
 }
 
-[[noreturn]] void bad_dtype(const char* fn, const char* name, const std::string& dtype) {
-  raise_type_error(
-      fmt::format("{}: {} has dtype {}; float32, float64 or bfloat16 expected", fn, name, dtype));
+[[noreturn]] void bad_dtype(const char* fn, const char* name, const std::string& dtype,
+                            const char* expected) {
+  raise_type_error(fmt::format("{}: {} has dtype {}; {} expected", fn, name, dtype, expected));
 }
 
 /// Fills `op` from an imported DLPack tensor (strides in elements, possibly absent).
 template <class Array>
-void from_dlpack(const char* fn, const char* name, const Array& arr, Operand& op) {
-  if (!dlpack_type(arr.dtype(), &op.type)) bad_dtype(fn, name, dlpack_type_name(arr.dtype()));
+void from_dlpack(const char* fn, const char* name, const Array& arr, Operand& op,
+                 const char* expected) {
+  if (!dlpack_type(arr.dtype(), &op.type)) {
+    bad_dtype(fn, name, dlpack_type_name(arr.dtype()), expected);
+  }
   if (arr.device_type() != kCpuDevice) {
     raise_value_error(fmt::format("{}: {} is not in CPU memory (DLPack device type {})", fn, name,
                                   arr.device_type()));
@@ -65,28 +68,30 @@ void from_dlpack(const char* fn, const char* name, const Array& arr, Operand& op
   op.own_range_only();  // nothing is known of the memory around a foreign tensor
 }
 
-bool read_dlpack(const char* fn, const char* name, nb::handle obj, bool writable, PyOperand& out) {
+bool read_dlpack(const char* fn, const char* name, nb::handle obj, bool writable, PyOperand& out,
+                 const char* expected) {
   if (writable) {
     nb::ndarray<> arr;
     if (!nb::try_cast(obj, arr, /*convert=*/false)) return false;
-    from_dlpack(fn, name, arr, out.op);
+    from_dlpack(fn, name, arr, out.op, expected);
     out.dlpack = std::move(arr);
   } else {
     nb::ndarray<nb::ro> arr;
     if (!nb::try_cast(obj, arr, /*convert=*/false)) return false;
-    from_dlpack(fn, name, arr, out.op);
+    from_dlpack(fn, name, arr, out.op, expected);
     out.dlpack = nb::ndarray<>(arr);
   }
   return true;
 }
 
-void read_numpy(const char* fn, const char* name, PyObject* arr, bool writable, Operand& op) {
+void read_numpy(const char* fn, const char* name, PyObject* arr, bool writable, Operand& op,
+                const char* expected) {
   std::string dtype;
   switch (view_numpy_array(arr, writable, op, &dtype)) {
     case ViewResult::kOk:
       return;
     case ViewResult::kBadType:
-      bad_dtype(fn, name, dtype);
+      bad_dtype(fn, name, dtype, expected);
     case ViewResult::kReadOnly:
       raise_value_error(fmt::format("{}: {} is read-only", fn, name));
     case ViewResult::kTooManyDims:
@@ -97,10 +102,11 @@ void read_numpy(const char* fn, const char* name, PyObject* arr, bool writable, 
 
 }  // namespace
 
-void read_operand(const char* fn, const char* name, nb::handle obj, bool writable, PyOperand& out) {
-  if (is_numpy_array(obj.ptr())) return read_numpy(fn, name, obj.ptr(), writable, out.op);
+void read_operand(const char* fn, const char* name, nb::handle obj, bool writable, PyOperand& out,
+                  const char* expected) {
+  if (is_numpy_array(obj.ptr())) return read_numpy(fn, name, obj.ptr(), writable, out.op, expected);
   const bool dlpack = PyCapsule_CheckExact(obj.ptr()) || nb::hasattr(obj, "__dlpack__");
-  if (dlpack && read_dlpack(fn, name, obj, writable, out)) return;
+  if (dlpack && read_dlpack(fn, name, obj, writable, out, expected)) return;
   // None is refused here: NumPy would make it a 0-d array of dtype object.
   PyObject* arr = obj.is_none() ? nullptr : as_numpy_array(obj.ptr());
   if (arr == nullptr) {
@@ -117,7 +123,7 @@ void read_operand(const char* fn, const char* name, nb::handle obj, bool writabl
                     "writable buffer-protocol or a DLPack object",
                     fn, name, Py_TYPE(obj.ptr())->tp_name));
   }
-  read_numpy(fn, name, arr, writable, out.op);
+  read_numpy(fn, name, arr, writable, out.op, expected);
 }
 
 std::string shape_string(const Operand& op) {

@@ -41,8 +41,12 @@ def test_the_weights_stay_alive_with_the_handle():
 
 
 def test_bad_arguments_raise_tunekit_errors():
-    with pytest.raises(tunekit.DTypeError, match="float32"):
+    with pytest.raises(tunekit.DTypeError, match="float64; float32 or bfloat16 expected"):
         tunekit.Linear(np.ones((4, 4), dtype=np.float64))
+    with pytest.raises(tunekit.DTypeError, match="float16; float32 or bfloat16 expected"):
+        tunekit.Linear(np.ones((4, 4), dtype=np.float16))
+    with pytest.raises(tunekit.DTypeError, match="not an array"):
+        tunekit.Linear(None)
     with pytest.raises(ValueError, match="2-d"):
         tunekit.Linear(np.ones(4, dtype=np.float32))
     with pytest.raises(ValueError, match="contiguous rows"):

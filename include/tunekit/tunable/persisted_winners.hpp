@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "tunekit/core/log.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/tunable/candidate.hpp"
 #include "tunekit/tunable/results_manager.hpp"
@@ -70,6 +71,8 @@ class PersistedWinners {
       auto params = Params::from_signature(line.op_signature, line.params_signature);
       if (!params) return;
       family->remember_solution(*params, line.solution);
+      log::info(2, "{} ({},{} in the results) handed to {} for its seeds", line.solution,
+                line.op_signature, line.params_signature, name);
       return;
     }
   }

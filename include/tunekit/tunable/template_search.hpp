@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tunekit/core/clock.hpp"
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/search/strategy.hpp"
@@ -54,6 +55,7 @@ class TemplateSearch {
     if (!space) return space.status();
     task_ = std::make_shared<Task>();
     task_->name = family_.family();
+    task_->target = hw::host_cpu().describe();  // the templates here run on this CPU
     task_->flop = params_.flops();
     task_->space = *space;
     // Without a time limit (or for the seeds only) each configuration gets kUntimedTrialMs.

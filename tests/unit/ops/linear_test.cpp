@@ -110,6 +110,9 @@ TEST_F(LinearTest, BadArgumentsAreNamed) {
             std::string::npos);
   EXPECT_NE((*linear)->forward(2, x.data(), 8, y.data(), 7).message().find("ld_y"),
             std::string::npos);
+  const Status nan_alpha = (*linear)->forward(2, x.data(), 8, y.data(), 8, std::nanf(""));
+  EXPECT_EQ(nan_alpha.message().rfind("Linear: ", 0), 0U) << nan_alpha.message();
+  EXPECT_NE(nan_alpha.message().find("alpha"), std::string::npos) << nan_alpha.message();
 }
 
 TEST_F(LinearTest, ConstantWeightCandidatesServeTheOneProblemTheyPackedFor) {
