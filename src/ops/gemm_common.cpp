@@ -10,16 +10,19 @@
 #include "tunekit/ops/threading.hpp"
 
 namespace tunekit::ops::detail {
+namespace {
 
-void stage_bf16(const BFloat16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                std::vector<float>& dst) {
+// Copies the stored rows x cols matrix at `src` (leading dimension ld) into a compact float
+// matrix (leading dimension rows) in `dst`; returns rows.
+std::int64_t stage_bf16(const void* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                        std::vector<float>& dst) {
+  const auto* from = static_cast<const BFloat16*>(src);
   dst.resize(static_cast<std::size_t>(rows * cols));
   for (std::int64_t j = 0; j < cols; ++j) {
-    to_float(src + j * ld, dst.data() + j * rows, static_cast<std::size_t>(rows));
+    to_float(from + j * ld, dst.data() + j * rows, static_cast<std::size_t>(rows));
   }
+  return rows;
 }
-
-namespace {
 
 // The calling thread's staging buffer for operand 0 (A) or 1 (B), reused across calls.
 std::vector<float>& staging_buffer(int operand) {
@@ -28,6 +31,14 @@ std::vector<float>& staging_buffer(int operand) {
 }
 
 }  // namespace
+
+std::int64_t stage_bf16_a(const GemmParams& p, const void* stored, std::vector<float>& dst) {
+  return stage_bf16(stored, p.a_is_n() ? p.m : p.k, p.a_is_n() ? p.k : p.m, p.lda, dst);
+}
+
+std::int64_t stage_bf16_b(const GemmParams& p, const void* stored, std::vector<float>& dst) {
+  return stage_bf16(stored, p.b_is_n() ? p.k : p.n, p.b_is_n() ? p.n : p.k, p.ldb, dst);
+}
 
 void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
               const void* bias) {
@@ -62,16 +73,10 @@ Status run_as_gemm_call_sequence(const GemmParams& p, bool native_bf16, GemmCall
     if (stage) {
       std::vector<float>& staged_a = staging_buffer(0);
       std::vector<float>& staged_b = staging_buffer(1);
-      const std::int64_t rows_a = p.a_is_n() ? p.m : p.k;
-      const std::int64_t rows_b = p.b_is_n() ? p.k : p.n;
-      stage_bf16(static_cast<const BFloat16*>(call.a), rows_a, p.a_is_n() ? p.k : p.m, p.lda,
-                 staged_a);
-      stage_bf16(static_cast<const BFloat16*>(call.b), rows_b, p.b_is_n() ? p.n : p.k, p.ldb,
-                 staged_b);
+      call.lda = stage_bf16_a(p, call.a, staged_a);
+      call.ldb = stage_bf16_b(p, call.b, staged_b);
       call.a = staged_a.data();
-      call.lda = rows_a;
       call.b = staged_b.data();
-      call.ldb = rows_b;
     }
     TUNEKIT_RETURN_IF_ERROR(gemm(call));
     if (p.kind == GemmKind::kGemmAndBias) {

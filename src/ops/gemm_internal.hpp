@@ -85,10 +85,11 @@ inline GemmCall plain_gemm_call(const GemmParams& p) noexcept {
   return call;
 }
 
-/// Copies the stored `rows` x `cols` bf16 matrix at `src` (column-major, leading dimension `ld`
-/// elements) into `dst` as a compact float matrix (leading dimension `rows`); exact.
-void stage_bf16(const BFloat16* src, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                std::vector<float>& dst);
+/// Copies the stored A (stage_bf16_a) or B (stage_bf16_b) of the bf16 problem `p`, read at
+/// `stored` (p.a / p.b, or one batch entry's), into `dst` as a compact float matrix of the same
+/// storage order (exact); returns its leading dimension.
+std::int64_t stage_bf16_a(const GemmParams& p, const void* stored, std::vector<float>& dst);
+std::int64_t stage_bf16_b(const GemmParams& p, const void* stored, std::vector<float>& dst);
 
 /// run_as_gemm_calls() for every problem that is not a plain GEMM: the batch loop, bf16 staging
 /// and the bias epilogue.

@@ -64,14 +64,12 @@ Status blocked_dtype(const GemmParams& p, std::string_view family) {
   return dtype_only(p, DType::kFloat, family);
 }
 
-// The stored op(B) of a bf16 problem as a compact float matrix in the calling thread's buffer:
+// The stored B of a bf16 problem as a compact float matrix in the calling thread's buffer:
 // `call` then points at it.
 void widen_b(const GemmParams& p, NativeCall& call) {
   thread_local std::vector<float> staged;
-  const std::int64_t rows = p.b_is_n() ? p.k : p.n;
-  stage_bf16(static_cast<const BFloat16*>(p.b), rows, p.b_is_n() ? p.n : p.k, p.ldb, staged);
+  call.ldb = stage_bf16_b(p, p.b, staged);
   call.b = staged.data();
-  call.ldb = rows;
 }
 
 // The refusal of a CPU without the kernels' lowest build (x86-64-v3).
@@ -141,10 +139,8 @@ class NativeGemmInstance final : public GemmCandidateBase {
     NativeCall call = native_call<float>(plain_gemm_call(p));
     std::vector<float> widened;  // a bf16 A as float, for the pack only
     if (p.dtype == DType::kBFloat16) {
-      const std::int64_t rows = p.a_is_n() ? p.m : p.k;
-      stage_bf16(static_cast<const BFloat16*>(p.a), rows, p.a_is_n() ? p.k : p.m, p.lda, widened);
+      call.lda = stage_bf16_a(p, p.a, widened);
       call.a = widened.data();
-      call.lda = rows;
     }
     packed_.resize(kernels_->packed_a_floats(call.m, call.k, blocking_));
     kernels_->pack_a(call, blocking_, packed_.data());

@@ -5,6 +5,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -36,8 +37,7 @@ class PersistedWinners {
   void feed(const ResultsManager& results, const CandidateList<Params>& candidates) {
     if constexpr (SignatureParsable<Params>) {
       const std::uint64_t generation = results.generation();
-      if (fed_any_ && generation == generation_) return;
-      fed_any_ = true;
+      if (generation_ == generation) return;
       generation_ = generation;
       for (const ResultLine& line : results.results()) {
         if (seen_.insert(id_of(line.op_signature, line.params_signature, line.solution)).second) {
@@ -78,8 +78,7 @@ class PersistedWinners {
   }
 
   std::unordered_set<std::string> seen_;
-  std::uint64_t generation_ = 0;
-  bool fed_any_ = false;
+  std::optional<std::uint64_t> generation_;  // of the results at the last feed()
 };
 
 }  // namespace tunekit
