@@ -63,3 +63,13 @@ if [ -n "$PYTHON" ] && ! "$PYTHON" -c 'import nanobind, numpy, pytest' 2>/dev/nu
   "$PYTHON" -m pip install -q --disable-pip-version-check "${pip_flags[@]}" "${pip_packages[@]}" >&2 ||
     echo "install-deps: pip failed; the Python module will be skipped" >&2
 fi
+
+# bochscpu-python (PyPI; a CPU emulator) for the AVX512-BF16 kernels' emulated check
+# (tests/emulated); a failure only skips that test.
+if [ -n "$PYTHON" ] && ! "$PYTHON" -m pip show -q bochscpu-python >/dev/null 2>&1; then
+  emu_flags=()
+  if [ "$debian_python" -eq 1 ]; then emu_flags=(--break-system-packages); fi
+  echo "install-deps: pip installing bochscpu-python for $PYTHON" >&2
+  "$PYTHON" -m pip install -q --disable-pip-version-check "${emu_flags[@]}" bochscpu-python==0.4.0 >&2 ||
+    echo "install-deps: pip failed; the emulated AVX512-BF16 check will be skipped" >&2
+fi

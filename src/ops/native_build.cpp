@@ -26,6 +26,12 @@ const NativeKernels* native_build_for(int mr, int nr) {
   return nullptr;
 }
 
+const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k) {
+  if (k == nullptr || k->bf16 == nullptr) return nullptr;
+  const bool both = hw::cpu().has("avx512_bf16") && hw::host_cpu().has("avx512_bf16");
+  return both ? k->bf16 : nullptr;
+}
+
 const NativeKernels* native_decode_build() {
   const auto& builds = native_builds();
   return builds.empty() ? nullptr : builds.front();

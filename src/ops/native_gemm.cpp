@@ -57,8 +57,9 @@ Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
                                                       dtype_name(dtype), dtype_name(p.dtype)));
 }
 
-// The blocked family: float problems, and bf16 ones staged to float as Default stages them
-// (with constant weights, A is widened once as it is packed and B at every call).
+// The blocked family: float problems, and bf16 ones: through AVX512-BF16 where the CPU has it
+// (native_bf16_kernels), otherwise staged to float as Default stages them (with constant
+// weights, A is widened once as it is packed and B at every call).
 Status blocked_dtype(const GemmParams& p, std::string_view family) {
   if (p.dtype == DType::kBFloat16) return Status::ok();
   return dtype_only(p, DType::kFloat, family);
@@ -96,12 +97,14 @@ class NativeGemmInstance final : public GemmCandidateBase {
       : GemmCandidateBase(solution_name(config), "native"),
         blocking_(blocking_of(config)),
         kernels_(kernels),
+        bf16_(native_bf16_kernels(kernels)),
         constant_a_(constant_a) {}
 
   Expected<LibraryBinding> binding() override {
-    return describe_entry(reinterpret_cast<const void*>(kernels_->gemm), "tunekit native_f32",
-                          fmt::format("tunekit {} kernels, {}x{} micro-kernel", kernels_->level,
-                                      blocking_.mr, blocking_.nr));
+    return describe_entry(
+        reinterpret_cast<const void*>(kernels_->gemm), "tunekit native_f32",
+        fmt::format("tunekit {} kernels, {}x{} micro-kernel{}", kernels_->level, blocking_.mr,
+                    blocking_.nr, bf16_ ? "; bf16 through AVX512-BF16" : ""));
   }
 
  protected:
@@ -113,13 +116,24 @@ class NativeGemmInstance final : public GemmCandidateBase {
     return Status::ok();
   }
   Status run_impl(const GemmParams& p) override {
+    const bool dot_bf16 = bf16_ != nullptr && p.dtype == DType::kBFloat16;
     if (constant_a_) {
       auto packed = packed_a(p);
       if (!packed) return packed.status();
+      if (dot_bf16) {
+        bf16_->gemm(native_call<std::uint16_t>(plain_gemm_call(p)), blocking_, *packed);
+        return Status::ok();
+      }
       NativeCall call = native_call<float>(plain_gemm_call(p));
       if (p.dtype == DType::kBFloat16) widen_b(p, call);
       kernels_->gemm(call, blocking_, *packed);
       return Status::ok();
+    }
+    if (dot_bf16) {
+      return run_as_gemm_calls(p, true, [this](const GemmCall& c) {
+        bf16_->gemm(native_call<std::uint16_t>(c), blocking_, nullptr);
+        return Status::ok();
+      });
     }
     return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
       kernels_->gemm(native_call<float>(c), blocking_, nullptr);
@@ -136,6 +150,13 @@ class NativeGemmInstance final : public GemmCandidateBase {
       }
       return static_cast<const float*>(packed_.data());
     }
+    if (bf16_ != nullptr && p.dtype == DType::kBFloat16) {
+      const NativeBf16Call call = native_call<std::uint16_t>(plain_gemm_call(p));
+      packed_.resize(bf16_->packed_a_words(call.m, call.k, blocking_));
+      bf16_->pack_a(call, blocking_, packed_.data());
+      packed_key_ = p.key();
+      return static_cast<const float*>(packed_.data());
+    }
     NativeCall call = native_call<float>(plain_gemm_call(p));
     std::vector<float> widened;  // a bf16 A as float, for the pack only
     if (p.dtype == DType::kBFloat16) {
@@ -150,9 +171,10 @@ class NativeGemmInstance final : public GemmCandidateBase {
 
   NativeBlocking blocking_;
   const NativeKernels* kernels_;
+  const NativeBf16Kernels* bf16_;  // bf16 problems through AVX512-BF16, or null (staged)
   bool constant_a_;
   std::mutex pack_mutex_;
-  std::vector<float> packed_;  // op(A) in the driver's block order (constant_a_)
+  std::vector<float> packed_;  // op(A) in the driver's block order (constant_a_; bf16 pairs)
   GemmKey packed_key_{};
 };
 

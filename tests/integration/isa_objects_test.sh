@@ -2,7 +2,10 @@
 # The Eigen kernels are compiled twice, for x86-64-v3 and x86-64-v4 (src/ops/eigen_kernels.inc).
 # A symbol with vague linkage (template instance, inline function) defined by both would be
 # merged by the linker, and the AVX2 build could run AVX-512 code. Checks that the two objects
-# define weak symbols only inside their own renamed Eigen namespace.
+# define weak symbols only inside their own renamed Eigen namespace. tunekit's x86-64-v4 kernels
+# are compiled with AVX512-BF16 enabled for their bf16 GEMM; x86-64-v4 CPUs without the extension
+# run the rest, so the object's AVX512-BF16 instructions must all be inside the bf16 element
+# policy's (Bf16Pairs, vdot_pairs) functions.
 # Usage: isa_objects_test.sh <object files of tunekit_ops...>
 set -uo pipefail
 checked=0; fails=0
@@ -20,5 +23,23 @@ for obj in "$@"; do
   fi
 done
 [ "$checked" -eq 2 ] || { echo "FAIL: expected the v3 and v4 objects, found $checked"; fails=$((fails+1)); }
+bf16_checked=0
+for obj in "$@"; do
+  [ "$(basename "$obj")" = native_kernels_v4.cpp.o ] || continue
+  bf16_checked=1
+  # Functions holding an AVX512-BF16 instruction (VDPBF16PS, VCVTNEPS2BF16, VCVTNE2PS2BF16).
+  holders="$(objdump -d -C --no-show-raw-insn "$obj" |
+    awk '/^[0-9a-f]+ </ {fn = $0} /\t(vdpbf16ps|vcvtneps2bf16|vcvtne2ps2bf16)/ {print fn}' | sort -u)"
+  if [ -z "$holders" ]; then
+    echo "FAIL: native_kernels_v4.cpp.o has no AVX512-BF16 instruction (the bf16 GEMM is missing)"
+    fails=$((fails+1))
+  fi
+  outside="$(printf '%s\n' "$holders" | grep -v -e 'Bf16Pairs' -e 'vdot_pairs' | grep -v '^$' || true)"
+  if [ -n "$outside" ]; then
+    echo "FAIL: AVX512-BF16 instructions outside the bf16 GEMM:"; echo "$outside" | head -10
+    fails=$((fails+1))
+  fi
+done
+[ "$bf16_checked" -eq 1 ] || { echo "FAIL: native_kernels_v4.cpp.o not given"; fails=$((fails+1)); }
 echo "isa objects: $checked checked, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# tunekit's AVX512-BF16 GEMM (src/ops/native_kernels.inc) checked in an emulated CPU that has the
+# extension: bf16_kernels_harness.cpp is built as a static freestanding program and run by
+# run_bf16_kernels.py in Bochs's Sapphire Rapids model (bochscpu-python, PyPI, installed by
+# scripts/install-deps.sh). On CPUs with avx512_bf16 the unit tests run the same kernels natively.
+# Exits 77 (skipped) when the Python here cannot import bochscpu (with the shim preloaded).
+# Usage: bf16_kernels_test.sh <source dir> <work dir>
+set -euo pipefail
+src="$1"; work="$2"
+here="$src/tests/emulated"
+python="${TUNEKIT_PYTHON_EXECUTABLE:-python3}"
+mkdir -p "$work"
+gcc -shared -fPIC -O2 -Wall -Werror "$here/shim.c" -o "$work/libbochs_shim.so" -ldl
+if ! LD_PRELOAD="$work/libbochs_shim.so" "$python" -c 'import bochscpu' 2>/dev/null; then
+  echo "SKIP: $python cannot import bochscpu (pip install bochscpu-python==0.4.0)"
+  exit 77
+fi
+# One thread, no C library: -nostdlib with the runtime the harness defines; local-exec TLS (the
+# emulator sets the thread pointer); no builtin calls to the memset/memcpy being defined.
+g++ -std=c++20 -O2 -march=x86-64-v4 -mavx512bf16 -fno-exceptions -fno-rtti -ffreestanding \
+  -fno-builtin -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pic -no-pie \
+  -ftls-model=local-exec -fno-asynchronous-unwind-tables -static -nostdlib \
+  -I"$src/src" -I"$src/include" "$here/bf16_kernels_harness.cpp" -o "$work/bf16_kernels_harness" \
+  -Wl,--gc-sections -lgcc
+LD_PRELOAD="$work/libbochs_shim.so" "$python" "$here/run_bf16_kernels.py" "$work/bf16_kernels_harness"
