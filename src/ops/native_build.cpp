@@ -27,9 +27,9 @@ const NativeKernels* native_build_for(int mr, int nr) {
 }
 
 const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k) {
-  if (k == nullptr || k->bf16 == nullptr) return nullptr;
+  if (k == nullptr) return nullptr;
   const bool both = hw::cpu().has("avx512_bf16") && hw::host_cpu().has("avx512_bf16");
-  return both ? k->bf16 : nullptr;
+  return both && k->bf16_pairs != nullptr ? k->bf16_pairs : k->bf16_widened;
 }
 
 const NativeKernels* native_decode_build() {

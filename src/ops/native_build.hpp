@@ -14,8 +14,8 @@ const std::vector<const NativeKernels*>& native_builds();
 const NativeKernels* native_build_for(int mr, int nr);
 /// The build the decode kernels run from (the highest of native_builds()), or null.
 const NativeKernels* native_decode_build();
-/// The AVX512-BF16 GEMM of build `k` when it has one and the planned and the host CPU both have
-/// the avx512_bf16 flag; null otherwise (bf16 problems are then staged to float).
+/// The bf16 blocked GEMM of build `k`: through AVX512-BF16 when the build has it and the planned
+/// and the host CPU both have the avx512_bf16 flag, else widened to fp32 as packed.
 const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k);
 
 }  // namespace tunekit::ops::detail

@@ -57,20 +57,11 @@ Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
                                                       dtype_name(dtype), dtype_name(p.dtype)));
 }
 
-// The blocked family: float problems, and bf16 ones: through AVX512-BF16 where the CPU has it
-// (native_bf16_kernels), otherwise staged to float as Default stages them (with constant
-// weights, A is widened once as it is packed and B at every call).
+// The blocked family: float problems, and bf16 ones (native_bf16_kernels: through AVX512-BF16
+// where the CPU has it, otherwise widened to fp32 as they are packed).
 Status blocked_dtype(const GemmParams& p, std::string_view family) {
   if (p.dtype == DType::kBFloat16) return Status::ok();
   return dtype_only(p, DType::kFloat, family);
-}
-
-// The stored B of a bf16 problem as a compact float matrix in the calling thread's buffer:
-// `call` then points at it.
-void widen_b(const GemmParams& p, NativeCall& call) {
-  thread_local std::vector<float> staged;
-  call.ldb = stage_bf16_b(p, p.b, staged);
-  call.b = staged.data();
 }
 
 // The refusal of a CPU without the kernels' lowest build (x86-64-v3).
@@ -104,7 +95,9 @@ class NativeGemmInstance final : public GemmCandidateBase {
     return describe_entry(
         reinterpret_cast<const void*>(kernels_->gemm), "tunekit native_f32",
         fmt::format("tunekit {} kernels, {}x{} micro-kernel{}", kernels_->level, blocking_.mr,
-                    blocking_.nr, bf16_ ? "; bf16 through AVX512-BF16" : ""));
+                    blocking_.nr,
+                    bf16_ == kernels_->bf16_pairs ? "; bf16 through AVX512-BF16"
+                                                  : "; bf16 widened to fp32 as packed"));
   }
 
  protected:
@@ -116,32 +109,29 @@ class NativeGemmInstance final : public GemmCandidateBase {
     return Status::ok();
   }
   Status run_impl(const GemmParams& p) override {
-    const bool dot_bf16 = bf16_ != nullptr && p.dtype == DType::kBFloat16;
+    const bool bf16 = p.dtype == DType::kBFloat16;
     if (constant_a_) {
       auto packed = packed_a(p);
       if (!packed) return packed.status();
-      if (dot_bf16) {
-        bf16_->gemm(native_call<std::uint16_t>(plain_gemm_call(p)), blocking_, *packed);
-        return Status::ok();
-      }
-      NativeCall call = native_call<float>(plain_gemm_call(p));
-      if (p.dtype == DType::kBFloat16) widen_b(p, call);
-      kernels_->gemm(call, blocking_, *packed);
-      return Status::ok();
+      const GemmCall call = plain_gemm_call(p);
+      if (bf16) return ran(bf16_->gemm(native_call<std::uint16_t>(call), blocking_, *packed));
+      return ran(kernels_->gemm(native_call<float>(call), blocking_, *packed));
     }
-    if (dot_bf16) {
-      return run_as_gemm_calls(p, true, [this](const GemmCall& c) {
-        bf16_->gemm(native_call<std::uint16_t>(c), blocking_, nullptr);
-        return Status::ok();
-      });
-    }
-    return run_as_gemm_calls(p, false, [this](const GemmCall& c) {
-      kernels_->gemm(native_call<float>(c), blocking_, nullptr);
-      return Status::ok();
+    return run_as_gemm_calls(p, bf16, [this, bf16](const GemmCall& c) {
+      if (bf16) return ran(bf16_->gemm(native_call<std::uint16_t>(c), blocking_, nullptr));
+      return ran(kernels_->gemm(native_call<float>(c), blocking_, nullptr));
     });
   }
 
  private:
+  // A kernel's false means a blocking it has no micro-kernel for (make_gemm_instance prevents it).
+  Status ran(bool ok) const {
+    if (ok) return Status::ok();
+    return Status(StatusCode::kInternal,
+                  fmt::format("{}: no {}x{} micro-kernel in the {} kernels", name(), blocking_.mr,
+                              blocking_.nr, kernels_->level));
+  }
+
   Expected<const float*> packed_a(const GemmParams& p) {
     std::lock_guard lock(pack_mutex_);
     if (!packed_.empty()) {
@@ -150,31 +140,24 @@ class NativeGemmInstance final : public GemmCandidateBase {
       }
       return static_cast<const float*>(packed_.data());
     }
-    if (bf16_ != nullptr && p.dtype == DType::kBFloat16) {
-      const NativeBf16Call call = native_call<std::uint16_t>(plain_gemm_call(p));
-      packed_.resize(bf16_->packed_a_words(call.m, call.k, blocking_));
-      bf16_->pack_a(call, blocking_, packed_.data());
-      packed_key_ = p.key();
-      return static_cast<const float*>(packed_.data());
-    }
-    NativeCall call = native_call<float>(plain_gemm_call(p));
-    std::vector<float> widened;  // a bf16 A as float, for the pack only
+    const GemmCall call = plain_gemm_call(p);
     if (p.dtype == DType::kBFloat16) {
-      call.lda = stage_bf16_a(p, p.a, widened);
-      call.a = widened.data();
+      packed_.resize(bf16_->packed_a_words(call.m, call.k, blocking_));
+      bf16_->pack_a(native_call<std::uint16_t>(call), blocking_, packed_.data());
+    } else {
+      packed_.resize(kernels_->packed_a_floats(call.m, call.k, blocking_));
+      kernels_->pack_a(native_call<float>(call), blocking_, packed_.data());
     }
-    packed_.resize(kernels_->packed_a_floats(call.m, call.k, blocking_));
-    kernels_->pack_a(call, blocking_, packed_.data());
     packed_key_ = p.key();
     return static_cast<const float*>(packed_.data());
   }
 
   NativeBlocking blocking_;
   const NativeKernels* kernels_;
-  const NativeBf16Kernels* bf16_;  // bf16 problems through AVX512-BF16, or null (staged)
+  const NativeBf16Kernels* bf16_;  // the bf16 route of this CPU (native_bf16_kernels)
   bool constant_a_;
   std::mutex pack_mutex_;
-  std::vector<float> packed_;  // op(A) in the driver's block order (constant_a_; bf16 pairs)
+  std::vector<float> packed_;  // op(A) in the driver's block order (constant_a_), 32-bit words
   GemmKey packed_key_{};
 };
 

@@ -1,6 +1,6 @@
-// tunekit's own GEMM kernels (fp32; bf16 decode; bf16 through AVX512-BF16), one ISA build per
-// x86-64 level: native_kernels_v3.cpp (AVX2 + FMA) and native_kernels_v4.cpp (AVX-512), each
-// compiled from native_kernels.inc with its own -march (src/CMakeLists.txt). Plain types only:
+// tunekit's own GEMM kernels (fp32; bf16 decode; bf16 widened or through AVX512-BF16), one ISA
+// build per x86-64 level: native_kernels_v3.cpp (AVX2 + FMA) and native_kernels_v4.cpp (AVX-512),
+// each compiled from native_kernels.inc with its own -march (src/CMakeLists.txt). Plain types only:
 // those translation units include nothing of tunekit's but this header.
 #pragma once
 
@@ -53,14 +53,17 @@ struct NativeTile {
   int mr, nr;
 };
 
-/// The blocked GEMM on bf16 A and B through AVX512-BF16 (VDPBF16PS): both operands are packed
-/// as pairs of consecutive depths and each k-step adds two products per fp32 lane (fp32 C and
-/// accumulation; bf16 denormals and denormal results are flushed to zero). The x86-64-v4 build
-/// has it; call it only on a CPU with the avx512_bf16 flag.
+/// The blocked GEMM on bf16 A and B (bits), fp32 C and accumulation, by one of two routes:
+///  * widened: each element is converted to fp32 as it is packed, then the fp32 micro-kernels
+///    run (every build);
+///  * pairs: both operands are packed as pairs of consecutive depths and each k-step is one
+///    VDPBF16PS per accumulator (AVX512-BF16: two products per fp32 lane; bf16 denormal inputs
+///    and denormal results are flushed to zero). The x86-64-v4 build has it; call it only on a
+///    CPU with the avx512_bf16 flag.
 struct NativeBf16Kernels {
   /// As NativeKernels::gemm; `packed_a` comes from this struct's pack_a().
   bool (*gemm)(const NativeBf16Call& call, const NativeBlocking& blocking, const float* packed_a);
-  /// 32-bit words pack_a() writes for an m x k op(A) (a pair of depths per word).
+  /// 32-bit words pack_a() writes for an m x k op(A) (a depth or a pair of depths per word).
   std::size_t (*packed_a_words)(std::int64_t m, std::int64_t k, const NativeBlocking& blocking);
   /// As NativeKernels::pack_a, into packed_a_words() words.
   bool (*pack_a)(const NativeBf16Call& call, const NativeBlocking& blocking, float* out);
@@ -90,8 +93,10 @@ struct NativeKernels {
   /// gemv_rows for bf16 A and B: each vector of A is widened to fp32 as it is loaded (the weights
   /// stream as 2 bytes per element), B is widened once; fp32 accumulation and C.
   bool (*gemv_rows_bf16)(const NativeBf16Call& call, int rows, int threads);
-  /// The bf16 blocked GEMM of this build, or null (x86-64-v3).
-  const NativeBf16Kernels* bf16;
+  /// The bf16 blocked GEMM, widened as packed.
+  const NativeBf16Kernels* bf16_widened;
+  /// The bf16 blocked GEMM through AVX512-BF16, or null (x86-64-v3).
+  const NativeBf16Kernels* bf16_pairs;
 };
 
 extern const NativeKernels kNativeKernelsV3;

@@ -137,7 +137,7 @@ void run_driver(Path path, const NativeBf16Call& c, const NativeBlocking& blocki
 }
 
 bool run_path(Path path, const NativeBf16Call& c, const NativeBlocking& b, const float* packed) {
-  if (path == Path::kEntry) return kNativeKernelsV4.bf16->gemm(c, b, packed);
+  if (path == Path::kEntry) return kNativeKernelsV4.bf16_pairs->gemm(c, b, packed);
   if (b.mr == 32) run_driver<2, 12>(path, c, b, packed);
   if (b.mr == 48) run_driver<3, 8>(path, c, b, packed);
   if (b.mr == 16) run_driver<1, 24>(path, c, b, packed);
@@ -160,7 +160,7 @@ double run_case(const Case& t) {
   for (std::int64_t i = 0; i < ldc * t.n; ++i) c[i] = c0[i] = uniform();
   const NativeBf16Call call{t.ta, t.tb, t.m, t.n, t.k, t.alpha, t.beta, a, lda, b, ldb, c, ldc};
   const NativeBlocking blocking{t.mr, t.nr, t.kc, t.mc, t.nc, t.order, 1};
-  const auto* bf16 = kNativeKernelsV4.bf16;
+  const auto* bf16 = kNativeKernelsV4.bf16_pairs;
   float* packed = nullptr;
   if (t.constant_a) {
     packed = static_cast<float*>(bump(4 * bf16->packed_a_words(t.m, t.k, blocking), 64));

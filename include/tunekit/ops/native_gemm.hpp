@@ -94,14 +94,15 @@ Expected<std::shared_ptr<const ConfigSpace>> native_decode_space(int threads);
 /// The configuration a point of native_decode_space() stands for, for A and B of `dtype`.
 NativeDecodeConfig native_decode_config(const Config& config, DType dtype = DType::kFloat);
 
-/// Runs one GEMM problem (GemmParams semantics, any kind; bf16 A and B are staged to float first,
-/// as Default stages them) with `config`.
+/// Runs one GEMM problem (GemmParams semantics, any kind; bf16 A and B through AVX512-BF16 where
+/// the CPU has it and `config`'s micro-kernel is of the x86-64-v4 build, otherwise widened to
+/// fp32 as they are packed; fp32 accumulation, float C) with `config`.
 /// Errors: kInvalidArgument for an invalid problem; kUnsupported for double or a
 /// configuration this CPU cannot run.
 Status native_gemm(const GemmParams& params, const NativeGemmConfig& config);
 
-/// The template candidates (TemplateCandidate<GemmParams>): "native_f32" (every float problem;
-/// bf16 problems staged to float, except with `constant_a`)
+/// The template candidates (TemplateCandidate<GemmParams>): "native_f32" (every float and bf16
+/// problem, bf16 as native_gemm() runs it)
 /// and "native_decode_f32" / "native_decode_bf16" (n <= 16, transa 't', float or bf16 problems
 /// per `dtype`: kFloat or kBFloat16). Library "native"
 /// (TUNEKIT_NATIVE_ENABLED). Each remembers the winning configurations of the problems it was

@@ -273,43 +273,22 @@ TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
             StatusCode::kNotFound);
 }
 
-// bf16 problems reach the blocked family: through AVX512-BF16 where the CPU has it (the next
-// test), otherwise staged to float (as Default stages them); constant weights take them too.
-TEST(NativeGemm, Bf16ProblemsRunStagedThroughTheBlockedKernels) {
+// bf16 problems run through the blocked family by their CPU's route: the x86-64-v4 micro-kernels
+// (the 384-accumulator tiles) on operands packed as pairs of depths (VDPBF16PS) where the CPU has
+// AVX512-BF16, every other tile on bf16 widened to fp32 as it is packed. Every tile, layout and
+// driver path (threads claiming or sharing A blocks, all of B packed at once), an odd k (an odd
+// last depth round), constant weights packed on the first call and reused. Without AVX512-BF16
+// here, tests/emulated runs the pairs route in an emulated CPU (ops.bf16_kernels_emulated).
+TEST(NativeGemm, Bf16ProblemsRunOnEveryTileByTheirCpusRoute) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
-  Problem prob('t', 'n', 53, 29, 71, 1.0f, 0.5f, 21);
-  std::vector<BFloat16> a, b;
-  const GemmParams p = as_bf16(prob, a, b);
-  const auto [mr, nr] = native_tiles().front();
-  NativeGemmConfig config;
-  config.mr = mr;
-  config.nr = nr;
-  config.kc = 32;
-  config.mc = 2 * mr;
-  config.nc = 2 * nr;
-  config.threads = 2;
-  ASSERT_TRUE(native_gemm(p, config));
-  EXPECT_LT(prob.error(), 1e-4);
-  EXPECT_TRUE(make_native_gemm_template()->supports(p));
-  EXPECT_TRUE(make_native_gemm_template(/*constant_a=*/true)->supports(p));  // widened as packed
-}
-
-// On a CPU with AVX512-BF16 the x86-64-v4 micro-kernels run bf16 problems on operands packed
-// as pairs of depths (VDPBF16PS): every tile, layout and driver path (threads claiming or
-// sharing A blocks, all of B packed at once), an odd k (an odd last depth), constant weights.
-// Elsewhere tests/emulated runs the same kernels in an emulated CPU (ops.bf16_kernels_emulated).
-TEST(NativeGemm, Bf16ProblemsRunThroughAvx512Bf16WhereTheCpuHasIt) {
-  if (!hw::host_cpu().has("avx512_bf16") || !hw::host_cpu().has("avx512f")) {
-    GTEST_SKIP() << "no AVX512-BF16 on " << hw::host_cpu().describe()
-                 << " (ctest -R bf16_kernels_emulated checks these kernels in an emulated CPU)";
-  }
+  const bool pairs_here = hw::host_cpu().has("avx512_bf16");
   unsigned seed = 300;
   for (const auto& [mr, nr] : native_tiles()) {
-    if (mr % 16 != 0 || nr % 8 != 0 || mr * nr < 384) continue;  // the v4 tiles
+    const char* route = pairs_here && mr * nr == 384 ? "AVX512-BF16" : "widened";
     for (const char* t : {"nn", "nt", "tn", "tt"}) {
       for (const auto& [threads, nc_panels] : {std::pair{1, 1}, {2, 1}, {3, 1}, {3, 4}}) {
         SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads
-                                        << " nc " << nc_panels * nr);
+                                        << " nc " << nc_panels * nr << " " << route);
         const std::int64_t m = threads == 3 ? 12 * mr + 5 : 3 * mr + 5;
         Problem prob(t[0], t[1], m, 2 * nr + 3, 77, 1.5f, threads == 1 ? 0.0f : 0.5f, seed++);
         std::vector<BFloat16> a, b;
@@ -324,7 +303,7 @@ TEST(NativeGemm, Bf16ProblemsRunThroughAvx512Bf16WhereTheCpuHasIt) {
         ASSERT_TRUE(instance) << instance.status().to_string();
         auto binding = dynamic_cast<GemmCandidate&>(**instance).binding();
         ASSERT_TRUE(binding);
-        EXPECT_NE(binding->detail.find("AVX512-BF16"), std::string::npos) << binding->detail;
+        EXPECT_NE(binding->detail.find(route), std::string::npos) << binding->detail;
         for (int call = 0; call < 2; ++call) {  // packed on the first call, reused on the second
           prob.compute_expected();
           ASSERT_TRUE((*instance)->run(p));
