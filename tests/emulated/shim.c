@@ -1,4 +1,4 @@
-// Preloaded into the Python process that runs run_bf16_kernels.py (bochscpu-python 0.4.0):
+// Preloaded into the Python process that runs run_v4_kernels.py (bochscpu-python 0.4.0):
 //  * the wheel was linked against glibc 2.38 and calls its C23 names of strtoull and sscanf,
 //    which older C libraries (Debian 12: 2.36) lack; they behave as the classic functions here;
 //  * its Bochs build creates a Cannon Lake CPU (no AVX512-BF16) through a factory it calls by

@@ -278,7 +278,7 @@ TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
 // AVX512-BF16, every other tile on bf16 widened to fp32 as it is packed. Every tile, layout and
 // driver path (threads claiming or sharing A blocks, all of B packed at once), an odd k (an odd
 // last depth round), constant weights packed on the first call and reused. Without AVX512-BF16
-// here, tests/emulated runs the pairs route in an emulated CPU (ops.bf16_kernels_emulated).
+// here, tests/emulated runs the pairs route in an emulated CPU (ops.v4_kernels_emulated).
 TEST(NativeGemm, Bf16ProblemsRunOnEveryTileByTheirCpusRoute) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
   const bool pairs_here = hw::host_cpu().has("avx512_bf16");

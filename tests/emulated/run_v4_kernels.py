@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Runs bf16_kernels_harness (a static, freestanding x86-64 program) in an emulated Sapphire
-Rapids CPU and reports what it found: tunekit's AVX512-BF16 GEMM checked on a machine whose own
-CPU lacks the extension.
+"""Runs v4_kernels_harness (a static, freestanding x86-64 program) in an emulated Sapphire Rapids
+CPU and reports what it found: tunekit's x86-64-v4 kernels (AVX-512, AVX512-BF16) checked on a
+machine whose own CPU lacks those extensions.
 
 The CPU is Bochs's, through the bochscpu-python package (PyPI). Its wheel emulates a Cannon Lake
 (no AVX512-BF16) and needs glibc 2.38's C23 entry points, so `shim.c` (built by
-scripts/emulate-bf16-kernels.sh and preloaded) supplies those and swaps in Bochs's Sapphire
+v4_kernels_test.sh and preloaded) supplies those and swaps in Bochs's Sapphire
 Rapids model. The program runs at user level in long mode with its ELF segments, a stack and a
 thread pointer mapped; it ends with `hlt`, which faults at user level and stops the run.
 
-Usage: run_bf16_kernels.py HARNESS   (exit status 0 when every case matched)
+Usage: run_v4_kernels.py HARNESS   (exit status 0 when every case matched)
 """
 import struct
 import subprocess
@@ -24,6 +24,7 @@ PML4 = 0x10_0000
 STACK_TOP = 0x7F00_0000
 TLS_BASE = 0x7E00_0000
 GPA_FIRST = 0x100_0000
+DONE = 0x7634216B6E6C  # tk_report.magic once every case ran (kDone)
 
 
 class Space:
@@ -138,24 +139,25 @@ def run(path):
     hook = bochscpu.Hook()
     hook.exception = exception
     session.run([hook])
-    report = space.read(symbol(path, "tk_report"), 8 * 12)
+    report = space.read(symbol(path, "tk_report"), 8 * 13)
     magic, cases, failures = struct.unpack_from("<QQQ", report, 0)
     worst, = struct.unpack_from("<d", report, 24)
-    first = struct.unpack_from("<8q", report, 32)
+    first = struct.unpack_from("<9q", report, 32)
     return stop, magic, cases, failures, worst, first
 
 
 def main():
     stop, magic, cases, failures, worst, first = run(sys.argv[1])
-    if magic != 0x6266313621:
+    if magic != DONE:
         print(f"the harness did not finish: exception {stop.get('vector')} at "
               f"{stop.get('rip', 0):#x} after {cases} cases")
         return 1
-    print(f"{cases} cases on an emulated Sapphire Rapids (AVX512-BF16), {failures} failed, "
-          f"largest difference from the double reference {worst:.3g}")
+    print(f"{cases} cases on an emulated Sapphire Rapids (AVX-512, AVX512-BF16), {failures} "
+          f"failed, largest difference from the double reference {worst:.3g}")
     if failures:
-        mr, nr, ta, tb, m, n, k, kc = first
-        print(f"first failure: {mr}x{nr} {chr(ta)}{chr(tb)} m={m} n={n} k={k} kc={kc}")
+        bf16, mr, nr, ta, tb, m, n, k, kc = first
+        print(f"first failure: {'bf16' if bf16 else 'fp32'} {mr}x{nr} {chr(ta)}{chr(tb)} "
+              f"m={m} n={n} k={k} kc={kc} (decode: mr is the rows read together)")
         return 1
     return 0
 
