@@ -215,6 +215,10 @@ std::unique_ptr<Linear::Plan> Linear::tune(const GemmParams& p) {
 }
 
 Expected<LinearChoice> Linear::choice(std::int64_t tokens) const {
+  if (tokens < 0) {
+    return Status(StatusCode::kInvalidArgument,
+                  fmt::format("Linear: tokens must be 0 or more, not {}", tokens));
+  }
   std::lock_guard lock(mutex_);
   auto it = plans_.lower_bound({tokens, 0, 0});
   if (it == plans_.end() || it->first[0] != tokens) {

@@ -60,8 +60,10 @@ Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
 // The blocked family: float problems, and bf16 ones (native_bf16_kernels: through AVX512-BF16
 // where the CPU has it, otherwise widened to fp32 as they are packed).
 Status blocked_dtype(const GemmParams& p, std::string_view family) {
-  if (p.dtype == DType::kBFloat16) return Status::ok();
-  return dtype_only(p, DType::kFloat, family);
+  if (p.dtype == DType::kFloat || p.dtype == DType::kBFloat16) return Status::ok();
+  return Status(
+      StatusCode::kUnsupported,
+      fmt::format("{}: runs float and bf16 problems only, not {}", family, dtype_name(p.dtype)));
 }
 
 // The refusal of a CPU without the kernels' lowest build (x86-64-v3).
@@ -416,6 +418,13 @@ class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemp
 }  // namespace detail
 
 Status native_gemm(const GemmParams& params, const NativeGemmConfig& config) {
+  // Held to the rules of a stored solution name: ranges, multiples, order, a tile this CPU runs.
+  auto checked = parse_native_gemm_name(solution_name(config));
+  if (!checked) {
+    const Status& s = checked.status();
+    return s.code() == StatusCode::kParseError ? Status(StatusCode::kInvalidArgument, s.message())
+                                               : s;
+  }
   auto instance = detail::make_gemm_instance(config, /*constant_a=*/false);
   if (!instance) return instance.status();
   return (*instance)->run(params);

@@ -39,7 +39,8 @@ enum class NativeOrder : std::uint8_t {
 /// The blocking of one run (GotoBLAS / BLIS structure; Goto and van de Geijn, "Anatomy of
 /// high-performance matrix multiplication", ACM TOMS 34(3), 2008): the micro-kernel computes an
 /// mr x nr tile of C from packed panels; A is packed in mc x kc blocks, B in kc x nc panels.
-/// Invariants (checked by native_config_valid()): (mr, nr) is a micro-kernel of the build,
+/// Invariants (checked by parse_native_gemm_name(), which native_gemm() applies to its
+/// configuration too): (mr, nr) is a micro-kernel of the build,
 /// mc a positive multiple of mr, nc a positive multiple of nr, kc > 0, threads >= 1.
 struct NativeBlocking {
   int mr = 16, nr = 6;

@@ -18,6 +18,14 @@ namespace tunekit::python {
 namespace {
 
 constexpr const char* kLinear = "tunekit.Linear";
+
+// ops::Linear's errors start with "Linear:"; in Python the class is tunekit.Linear.
+void check_linear(Status status) {
+  if (status.is_ok()) return;
+  std::string message = status.message();
+  if (message.rfind("Linear:", 0) == 0) message = "tunekit." + message;
+  check(Status(status.code(), message));
+}
 constexpr const char* kLinearDtypes = "float32 or bfloat16";
 
 // A float32 or bfloat16 matrix whose rows are contiguous: (rows, cols, leading dimension in
@@ -61,7 +69,7 @@ class PyLinear {
                                   reinterpret_cast<const ops::BFloat16*>(weights_.op.data), w.ld)
             : ops::Linear::create(w.rows, w.cols, reinterpret_cast<const float*>(weights_.op.data),
                                   w.ld);
-    check(made.status());
+    check_linear(made.status());
     linear_ = std::move(*made);
   }
 
@@ -92,13 +100,13 @@ class PyLinear {
               : linear_->forward(in.rows, reinterpret_cast<const float*>(x.op.data), in.ld, y_data,
                                  shape[1]);
     }
-    check(std::move(s));
+    check_linear(std::move(s));
     return y;
   }
 
   nb::dict choice(std::int64_t tokens) const {
     auto c = linear_->choice(tokens);
-    check(c.status());
+    check_linear(c.status());
     nb::dict d;
     d["solution"] = c->solution;
     d["call_ms"] = c->call_ms;

@@ -25,6 +25,7 @@ STACK_TOP = 0x7F00_0000
 TLS_BASE = 0x7E00_0000
 GPA_FIRST = 0x100_0000
 DONE = 0x7634216B6E6C  # tk_report.magic once every case ran (kDone)
+PATHS = ("entry point", "threads sharing blocks", "whole-K driver", "decode")  # Path
 
 
 class Space:
@@ -139,10 +140,10 @@ def run(path):
     hook = bochscpu.Hook()
     hook.exception = exception
     session.run([hook])
-    report = space.read(symbol(path, "tk_report"), 8 * 13)
+    report = space.read(symbol(path, "tk_report"), 8 * 14)
     magic, cases, failures = struct.unpack_from("<QQQ", report, 0)
     worst, = struct.unpack_from("<d", report, 24)
-    first = struct.unpack_from("<9q", report, 32)
+    first = struct.unpack_from("<10q", report, 32)
     return stop, magic, cases, failures, worst, first
 
 
@@ -155,9 +156,10 @@ def main():
     print(f"{cases} cases on an emulated Sapphire Rapids (AVX-512, AVX512-BF16), {failures} "
           f"failed, largest difference from the double reference {worst:.3g}")
     if failures:
-        bf16, mr, nr, ta, tb, m, n, k, kc = first
-        print(f"first failure: {'bf16' if bf16 else 'fp32'} {mr}x{nr} {chr(ta)}{chr(tb)} "
-              f"m={m} n={n} k={k} kc={kc} (decode: mr is the rows read together)")
+        kind, bf16, mr, nr, ta, tb, m, n, k, kc = first
+        dtype = "bf16" if bf16 else "fp32"
+        where = f"decode rows={mr}" if kind == 3 else f"{PATHS[kind]} {mr}x{nr} kc={kc}"
+        print(f"first failure: {dtype} {where} {chr(ta)}{chr(tb)} m={m} n={n} k={k}")
         return 1
     return 0
 

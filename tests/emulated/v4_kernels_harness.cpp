@@ -64,11 +64,11 @@ void __throw_bad_array_new_length() { __builtin_trap(); }
 using namespace tunekit::ops::detail::native_v4;
 
 struct Report {
-  std::uint64_t magic;            // kDone once every case ran
-  std::uint64_t cases;            // problems run
-  std::uint64_t failures;         // problems whose C differs from the reference by more than 1e-4
-  double worst;                   // largest difference seen
-  std::int64_t first_failure[9];  // route, mr, nr, ta, tb, m, n, k, kc of the first failure
+  std::uint64_t magic;             // kDone once every case ran
+  std::uint64_t cases;             // problems run
+  std::uint64_t failures;          // problems whose C differs from the reference by more than 1e-4
+  double worst;                    // largest difference seen
+  std::int64_t first_failure[10];  // path, dtype, mr, nr, ta, tb, m, n, k, kc (first failure)
 };
 constexpr std::uint64_t kDone = 0x7634216b6e6c;
 
@@ -92,6 +92,22 @@ template <class T>
 T random_value() {
   if constexpr (std::is_same_v<T, float>) return uniform();
   return to_bf16(uniform());
+}
+template <class T>
+T nan_value() {
+  if constexpr (std::is_same_v<T, float>) return __builtin_nanf("");
+  return 0x7FC0;  // a bf16 quiet NaN
+}
+// A rows x cols column-major operand with leading dimension ld: random values, NaN in the
+// padding rows past `rows` (a kernel reading past a row or column makes C NaN).
+template <class T>
+T* operand(std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  auto* x = static_cast<T*>(bump(sizeof(T) * ld * cols, 64));
+  for (std::int64_t j = 0; j < cols; ++j) {
+    for (std::int64_t i = 0; i < ld; ++i)
+      x[i + j * ld] = i < rows ? random_value<T>() : nan_value<T>();
+  }
+  return x;
 }
 double value(float x) { return x; }
 double value(std::uint16_t b) { return to_float(b); }
@@ -213,7 +229,8 @@ double check(const Case& t, const NativeCallOf<T>& call, const float* c0) {
       }
       const double beta_c = t.beta == 0.0f ? 0.0 : t.beta * c0[i + j * call.ldc];
       const double diff = absolute(got - (t.alpha * sum + beta_c));
-      if (!(diff <= worst)) worst = diff;  // a NaN makes worst NaN
+      if (diff != diff) return 1e9;  // NaN: a padding element or C with beta 0 was read
+      if (diff > worst) worst = diff;
     }
   }
   return worst;
@@ -224,15 +241,14 @@ template <class T>
 double run_case(const Case& t) {
   const std::int64_t lda = (t.ta == 'n' ? t.m : t.k) + 3, ldb = (t.tb == 'n' ? t.k : t.n) + 1;
   const std::int64_t ldc = t.m + 2;
-  const std::int64_t a_len = lda * (t.ta == 'n' ? t.k : t.m);
-  const std::int64_t b_len = ldb * (t.tb == 'n' ? t.n : t.k);
-  auto* a = static_cast<T*>(bump(sizeof(T) * a_len, 64));
-  auto* b = static_cast<T*>(bump(sizeof(T) * b_len, 64));
+  T* a = t.ta == 'n' ? operand<T>(t.m, t.k, lda) : operand<T>(t.k, t.m, lda);
+  T* b = t.tb == 'n' ? operand<T>(t.k, t.n, ldb) : operand<T>(t.n, t.k, ldb);
   auto* c = static_cast<float*>(bump(4 * ldc * t.n, 64));
   auto* c0 = static_cast<float*>(bump(4 * ldc * t.n, 64));
-  for (std::int64_t i = 0; i < a_len; ++i) a[i] = random_value<T>();
-  for (std::int64_t i = 0; i < b_len; ++i) b[i] = random_value<T>();
-  for (std::int64_t i = 0; i < ldc * t.n; ++i) c[i] = c0[i] = uniform();
+  for (std::int64_t i = 0; i < ldc * t.n; ++i) {
+    // With beta 0, C is not to be read: NaN there would reach the result.
+    c[i] = c0[i] = t.beta == 0.0f && i % ldc < t.m ? __builtin_nanf("") : uniform();
+  }
   const NativeCallOf<T> call{t.ta, t.tb, t.m, t.n, t.k, t.alpha, t.beta, a, lda, b, ldb, c, ldc};
   const NativeBlocking blocking{t.mr, t.nr, t.kc, t.mc, t.nc, t.order, 1};
   float* packed = nullptr;
@@ -250,8 +266,17 @@ void run(const Case& t) {
   ++tk_report.cases;
   if (!(worst <= tk_report.worst)) tk_report.worst = worst;
   if (!(worst <= 1e-4) && tk_report.failures++ == 0) {
-    const std::int64_t at[9] = {sizeof(T) == 2, t.mr, t.nr, t.ta, t.tb, t.m, t.n, t.k, t.kc};
-    for (int i = 0; i < 9; ++i) tk_report.first_failure[i] = at[i];
+    const std::int64_t at[10] = {static_cast<std::int64_t>(t.path),
+                                 sizeof(T) == 2,
+                                 t.mr,
+                                 t.nr,
+                                 t.ta,
+                                 t.tb,
+                                 t.m,
+                                 t.n,
+                                 t.k,
+                                 t.kc};
+    for (int i = 0; i < 10; ++i) tk_report.first_failure[i] = at[i];
   }
 }
 

@@ -18,7 +18,7 @@ if ! LD_PRELOAD="$work/libbochs_shim.so" "$python" -c 'import bochscpu' 2>/dev/n
 fi
 # One thread, no C library: -nostdlib with the runtime the harness defines; local-exec TLS (the
 # emulator sets the thread pointer); no builtin calls to the memset/memcpy being defined.
-g++ -std=c++20 -O2 -march=x86-64-v4 -mavx512bf16 -fno-exceptions -fno-rtti -ffreestanding \
+g++ -std=c++20 -O3 -march=x86-64-v4 -mavx512bf16 -fno-exceptions -fno-rtti -ffreestanding \
   -fno-builtin -fno-tree-loop-distribute-patterns -fno-stack-protector -fno-pic -no-pie \
   -ftls-model=local-exec -fno-asynchronous-unwind-tables -static -nostdlib \
   -I"$src/src" -I"$src/include" "$here/v4_kernels_harness.cpp" -o "$work/v4_kernels_harness" \

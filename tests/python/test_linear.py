@@ -56,7 +56,9 @@ def test_bad_arguments_raise_tunekit_errors():
         layer(np.ones((2, 5), dtype=np.float32))
     with pytest.raises(tunekit.NotFoundError, match="no forward"):
         layer.choice(3)
-    with pytest.raises(ValueError, match="out_features"):
+    with pytest.raises(ValueError, match="^tunekit.Linear: tokens must be 0 or more"):
+        layer.choice(-1)
+    with pytest.raises(ValueError, match="^tunekit.Linear: out_features"):
         tunekit.Linear(np.zeros((0, 6), dtype=np.float32))
 
 

@@ -67,7 +67,7 @@ class Linear {
   Status forward(std::int64_t tokens, const BFloat16* x, std::int64_t ld_x, float* y,
                  std::int64_t ld_y, float alpha = 1.0f, float beta = 0.0f);
   /// The choice made for `tokens` (the first made, when several leading dimensions were used).
-  /// Errors: kNotFound before the first forward() with it.
+  /// Errors: kNotFound before the first forward() with it; kInvalidArgument for tokens < 0.
   Expected<LinearChoice> choice(std::int64_t tokens) const;
 
   std::int64_t out_features() const noexcept { return out_; }

@@ -97,8 +97,9 @@ NativeDecodeConfig native_decode_config(const Config& config, DType dtype = DTyp
 /// Runs one GEMM problem (GemmParams semantics, any kind; bf16 A and B through AVX512-BF16 where
 /// the CPU has it and `config`'s micro-kernel is of the x86-64-v4 build, otherwise widened to
 /// fp32 as they are packed; fp32 accumulation, float C) with `config`.
-/// Errors: kInvalidArgument for an invalid problem; kUnsupported for double or a
-/// configuration this CPU cannot run.
+/// Errors: kInvalidArgument for an invalid problem or a configuration a solution name could not
+/// hold (parse_native_gemm_name()'s rules: kc, mc, nc, threads in range, mc and nc multiples of
+/// mr and nr, order "ji" or "ij"); kUnsupported for double or a tile this CPU cannot run.
 Status native_gemm(const GemmParams& params, const NativeGemmConfig& config);
 
 /// The template candidates (TemplateCandidate<GemmParams>): "native_f32" (every float and bf16

@@ -64,7 +64,8 @@ struct Problem {
       }
     }
   }
-  // Largest difference from the reference inside C (the padding rows must stay untouched).
+  // Largest difference from the reference inside C; 1e9 for a NaN inside C (with beta 0 C holds
+  // NaN before the call, so a kernel that reads it fails) or a changed padding row.
   double error() const {
     double worst = 0;
     for (std::size_t i = 0; i < c.size(); ++i) {
@@ -73,7 +74,9 @@ struct Problem {
         if (!(std::isnan(c[i]) && std::isnan(expected[i])) && c[i] != expected[i]) return 1e9;
         continue;
       }
-      worst = std::max(worst, static_cast<double>(std::fabs(c[i] - expected[i])));
+      const double diff = std::fabs(static_cast<double>(c[i]) - expected[i]);
+      if (std::isnan(diff)) return 1e9;
+      worst = std::max(worst, diff);
     }
     return worst;
   }
@@ -312,6 +315,32 @@ TEST(NativeGemm, Bf16ProblemsRunOnEveryTileByTheirCpusRoute) {
       }
     }
   }
+}
+
+// native_gemm() holds its configuration to the rules of a stored name before it runs anything:
+// a kc or nc of 0 would divide by zero in the blocking.
+TEST(NativeGemm, ConfigurationsOutsideTheNameRulesAreRefusedBeforeTheyRun) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  const auto [mr, nr] = native_tiles().front();
+  Problem prob('n', 'n', 20, 7, 9, 1.0f, 0.0f, 5);
+  const NativeGemmConfig good{mr, nr, 32, 2 * mr, 2 * nr, "ji", 1};
+  ASSERT_TRUE(native_gemm(prob.p, good));
+  auto bad = [&](auto change, const char* field) {
+    NativeGemmConfig c = good;
+    change(c);
+    const Status s = native_gemm(prob.p, c);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+    EXPECT_NE(s.message().find(field), std::string::npos) << s.message();
+  };
+  bad([](NativeGemmConfig& c) { c.kc = 0; }, "kc=0");
+  bad([](NativeGemmConfig& c) { c.nc = -6; }, "nc=-6");
+  bad([](NativeGemmConfig& c) { c.mc += 1; }, "not a multiple of mr");
+  bad([](NativeGemmConfig& c) { c.threads = 0; }, "threads=0");
+  bad([](NativeGemmConfig& c) { c.order = "xy"; }, "order=xy");
+  Problem f64('n', 'n', 4, 4, 4, 1.0f, 0.0f, 6);
+  f64.p.dtype = DType::kDouble;
+  EXPECT_NE(native_gemm(f64.p, good).message().find("float and bf16 problems only"),
+            std::string::npos);
 }
 
 // A stored configuration of a family that does not take the problem (a decode configuration on a
