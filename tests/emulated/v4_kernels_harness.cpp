@@ -52,8 +52,10 @@ void* memcpy(void* dst, const void* src, std::size_t n) {
 void* memmove(void* dst, const void* src, std::size_t n) { return memcpy(dst, src, n); }
 }
 void* operator new(std::size_t bytes) { return bump(bytes, 16); }
+void* operator new[](std::size_t bytes) { return bump(bytes, 16); }
 void operator delete(void*) noexcept {}
 void operator delete(void*, std::size_t) noexcept {}
+void operator delete[](void*) noexcept {}
 namespace std {
 void __throw_length_error(const char*) { __builtin_trap(); }
 void __throw_bad_alloc() { __builtin_trap(); }

@@ -2,7 +2,10 @@
 # The Eigen kernels are compiled twice, for x86-64-v3 and x86-64-v4 (src/ops/eigen_kernels.inc).
 # A symbol with vague linkage (template instance, inline function) defined by both would be
 # merged by the linker, and the AVX2 build could run AVX-512 code. Checks that the two objects
-# define weak symbols only inside their own renamed Eigen namespace. tunekit's x86-64-v4 kernels
+# define weak symbols only inside their own renamed Eigen namespace. tunekit's own kernels
+# (src/ops/native_kernels.inc, built the same way) must define none at all: their code has
+# internal linkage, so a weak symbol there is a library template instantiated for one ISA (an
+# optimised build is assumed: at -O0 std:: helpers stay out of line). tunekit's x86-64-v4 kernels
 # are compiled with AVX512-BF16 enabled for their bf16 GEMM; x86-64-v4 CPUs without the extension
 # run the rest, so the object's AVX512-BF16 instructions must all be inside the bf16 element
 # policy's (Bf16Pairs, vdot_pairs) functions.
@@ -23,6 +26,17 @@ for obj in "$@"; do
   fi
 done
 [ "$checked" -eq 2 ] || { echo "FAIL: expected the v3 and v4 objects, found $checked"; fails=$((fails+1)); }
+native=0
+for obj in "$@"; do
+  case "$(basename "$obj")" in native_kernels_v[0-9].cpp.o) ;; *) continue ;; esac
+  native=$((native+1))
+  weak="$(nm -C --defined-only "$obj" | awk '$2 ~ /^[WVu]$/' | grep -v ' DW\.ref\.__gxx_personality_v0$')"
+  if [ -n "$weak" ]; then
+    echo "FAIL: $(basename "$obj") defines weak symbols:"; echo "$weak" | head -20
+    fails=$((fails+1))
+  fi
+done
+[ "$native" -eq 2 ] || { echo "FAIL: expected the two native kernel objects, found $native"; fails=$((fails+1)); }
 bf16_checked=0
 for obj in "$@"; do
   [ "$(basename "$obj")" = native_kernels_v4.cpp.o ] || continue
@@ -41,5 +55,5 @@ for obj in "$@"; do
   fi
 done
 [ "$bf16_checked" -eq 1 ] || { echo "FAIL: native_kernels_v4.cpp.o not given"; fails=$((fails+1)); }
-echo "isa objects: $checked checked, $fails failed"
+echo "isa objects: $checked Eigen and $native native objects checked, $fails failed"
 [ "$fails" -eq 0 ]
