@@ -30,8 +30,9 @@ std::vector<float>& staging_buffer(int operand) {
   return buffers[operand];
 }
 
-}  // namespace
-
+// The stored A (stage_bf16_a) or B (stage_bf16_b) of the bf16 problem `p`, read at `stored` (one
+// batch entry's), as a compact float matrix of the same storage order in `dst`; returns its
+// leading dimension.
 std::int64_t stage_bf16_a(const GemmParams& p, const void* stored, std::vector<float>& dst) {
   return stage_bf16(stored, p.a_is_n() ? p.m : p.k, p.a_is_n() ? p.k : p.m, p.lda, dst);
 }
@@ -39,6 +40,8 @@ std::int64_t stage_bf16_a(const GemmParams& p, const void* stored, std::vector<f
 std::int64_t stage_bf16_b(const GemmParams& p, const void* stored, std::vector<float>& dst) {
   return stage_bf16(stored, p.b_is_n() ? p.k : p.n, p.b_is_n() ? p.n : p.k, p.ldb, dst);
 }
+
+}  // namespace
 
 void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
               const void* bias) {

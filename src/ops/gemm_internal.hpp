@@ -85,12 +85,6 @@ inline GemmCall plain_gemm_call(const GemmParams& p) noexcept {
   return call;
 }
 
-/// Copies the stored A (stage_bf16_a) or B (stage_bf16_b) of the bf16 problem `p`, read at
-/// `stored` (p.a / p.b, or one batch entry's), into `dst` as a compact float matrix of the same
-/// storage order (exact); returns its leading dimension.
-std::int64_t stage_bf16_a(const GemmParams& p, const void* stored, std::vector<float>& dst);
-std::int64_t stage_bf16_b(const GemmParams& p, const void* stored, std::vector<float>& dst);
-
 /// run_as_gemm_calls() for every problem that is not a plain GEMM: the batch loop, bf16 staging
 /// and the bias epilogue.
 Status run_as_gemm_call_sequence(const GemmParams& params, bool native_bf16, GemmCallRef gemm);

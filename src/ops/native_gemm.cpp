@@ -115,19 +115,18 @@ class NativeGemmInstance final : public GemmCandidateBase {
     if (constant_a_) {
       auto packed = packed_a(p);
       if (!packed) return packed.status();
-      const GemmCall call = plain_gemm_call(p);
-      if (bf16) return ran(bf16_->gemm(native_call<std::uint16_t>(call), blocking_, *packed));
-      return ran(kernels_->gemm(native_call<float>(call), blocking_, *packed));
+      return gemm(plain_gemm_call(p), bf16, *packed);
     }
-    return run_as_gemm_calls(p, bf16, [this, bf16](const GemmCall& c) {
-      if (bf16) return ran(bf16_->gemm(native_call<std::uint16_t>(c), blocking_, nullptr));
-      return ran(kernels_->gemm(native_call<float>(c), blocking_, nullptr));
-    });
+    return run_as_gemm_calls(p, bf16,
+                             [this, bf16](const GemmCall& c) { return gemm(c, bf16, nullptr); });
   }
 
  private:
-  // A kernel's false means a blocking it has no micro-kernel for (make_gemm_instance prevents it).
-  Status ran(bool ok) const {
+  // One call through the kernels of its dtype. A kernel's false means a blocking it has no
+  // micro-kernel for (make_gemm_instance prevents it).
+  Status gemm(const GemmCall& c, bool bf16, const float* packed) const {
+    const bool ok = bf16 ? bf16_->gemm(native_call<std::uint16_t>(c), blocking_, packed)
+                         : kernels_->gemm(native_call<float>(c), blocking_, packed);
     if (ok) return Status::ok();
     return Status(StatusCode::kInternal,
                   fmt::format("{}: no {}x{} micro-kernel in the {} kernels", name(), blocking_.mr,
