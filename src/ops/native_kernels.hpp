@@ -54,14 +54,22 @@ struct NativeTile {
   int mr, nr;
 };
 
-/// The blocked GEMM on bf16 A and B (bits), fp32 C and accumulation, by one of two routes:
+/// The blocked GEMM on bf16 A and B (bits), fp32 C and accumulation, by one of three routes:
 ///  * widened: each element is converted to fp32 as it is packed, then the fp32 micro-kernels
 ///    run (every build);
 ///  * pairs: both operands are packed as pairs of consecutive depths and each k-step is one
 ///    VDPBF16PS per accumulator (AVX512-BF16: two products per fp32 lane; bf16 denormal inputs
 ///    and denormal results are flushed to zero). The x86-64-v4 build has it; call it only on a
-///    CPU with the avx512_bf16 flag.
+///    CPU with the avx512_bf16 flag;
+///  * tiles: the same pairs, 32 depths per TDPBF16PS on AMX tile registers, each 32 x 32 tile of
+///    C four accumulator tiles (src/ops/native_amx.inc; bf16 denormals flushed as by
+///    VDPBF16PS). The x86-64-v4 build has it; call it only on a CPU with the amx_tile and
+///    amx_bf16 flags in a process the kernel has permitted the tile state (hw::amx_permitted()).
 struct NativeBf16Kernels {
+  /// The tile shapes (mr x nr of C) of the route: the build's micro-kernels (widened, pairs) or
+  /// its own (tiles: 32 x 32).
+  const NativeTile* tiles;
+  int tile_count;
   /// As NativeKernels::gemm; `packed_a` comes from this struct's pack_a().
   bool (*gemm)(const NativeBf16Call& call, const NativeBlocking& blocking, const float* packed_a);
   /// 32-bit words pack_a() writes for an m x k op(A) (a depth or a pair of depths per word).
@@ -98,6 +106,8 @@ struct NativeKernels {
   const NativeBf16Kernels* bf16_widened;
   /// The bf16 blocked GEMM through AVX512-BF16, or null (x86-64-v3).
   const NativeBf16Kernels* bf16_pairs;
+  /// The bf16 blocked GEMM on AMX tiles, or null (x86-64-v3).
+  const NativeBf16Kernels* bf16_tiles;
 };
 
 extern const NativeKernels kNativeKernelsV3;
