@@ -17,17 +17,35 @@ const std::vector<const NativeKernels*>& native_builds() {
   return builds;
 }
 
+const NativeBf16Kernels* native_amx_route() {
+  const auto& builds = native_builds();
+  if (std::find(builds.begin(), builds.end(), &kNativeKernelsV4) == builds.end()) return nullptr;
+  for (const hw::CpuInfo* cpu : {&hw::cpu(), &hw::host_cpu()}) {
+    if (!cpu->has_all({"amx_tile", "amx_bf16"})) return nullptr;
+  }
+  return hw::amx_permitted() ? kNativeKernelsV4.bf16_tiles : nullptr;
+}
+
+bool is_amx_tile(int mr, int nr) {
+  const NativeBf16Kernels* amx = native_amx_route();
+  for (int t = 0; amx != nullptr && t < amx->tile_count; ++t) {
+    if (amx->tiles[t].mr == mr && amx->tiles[t].nr == nr) return true;
+  }
+  return false;
+}
+
 const NativeKernels* native_build_for(int mr, int nr) {
   for (const NativeKernels* k : native_builds()) {
     for (int t = 0; t < k->tile_count; ++t) {
       if (k->tiles[t].mr == mr && k->tiles[t].nr == nr) return k;
     }
   }
-  return nullptr;
+  return is_amx_tile(mr, nr) ? &kNativeKernelsV4 : nullptr;
 }
 
-const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k) {
+const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k, int mr, int nr) {
   if (k == nullptr) return nullptr;
+  if (k == &kNativeKernelsV4 && is_amx_tile(mr, nr)) return native_amx_route();
   const bool both = hw::cpu().has("avx512_bf16") && hw::host_cpu().has("avx512_bf16");
   return both && k->bf16_pairs != nullptr ? k->bf16_pairs : k->bf16_widened;
 }

@@ -207,13 +207,24 @@ std::vector<std::pair<int, int>> native_tiles() {
   return out;
 }
 
+std::vector<std::pair<int, int>> native_amx_tiles() {
+  std::vector<std::pair<int, int>> out;
+  if (const detail::NativeBf16Kernels* amx = detail::native_amx_route()) {
+    for (int t = 0; t < amx->tile_count; ++t) out.emplace_back(amx->tiles[t].mr, amx->tiles[t].nr);
+  }
+  return out;
+}
+
 Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& p,
                                                                const hw::CpuInfo& cpu,
                                                                int threads) {
-  const auto tiles = native_tiles();
+  auto tiles = native_tiles();
   if (tiles.empty()) {
     return Status(StatusCode::kUnsupported,
                   "native_f32: the kernels need AVX2 + FMA (x86-64-v3); " + cpu.describe());
+  }
+  if (p.dtype == DType::kBFloat16) {
+    for (const auto& tile : native_amx_tiles()) tiles.push_back(tile);
   }
   auto space = std::make_shared<ConfigSpace>();
   std::vector<nlohmann::json> tile_names;
@@ -231,6 +242,10 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   auto tile_of = [](const ConfigView& v) { return parse_tile(v["tile"].get<std::string>()); };
   std::vector<bool> fits;  // per tile entity: the register budget of its build holds
   for (const auto& [mr, nr] : tiles) {
+    if (detail::is_amx_tile(mr, nr)) {  // a shape of the AMX kernel's 8 tile registers
+      fits.push_back(true);
+      continue;
+    }
     const detail::NativeKernels* k = detail::native_build_for(mr, nr);
     const int vectors = mr / k->vector_floats;
     fits.push_back(vectors * nr + vectors + 1 <= k->vector_registers);

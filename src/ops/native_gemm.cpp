@@ -57,8 +57,9 @@ Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
                                                       dtype_name(dtype), dtype_name(p.dtype)));
 }
 
-// The blocked family: float problems, and bf16 ones (native_bf16_kernels: through AVX512-BF16
-// where the CPU has it, otherwise widened to fp32 as they are packed).
+// The blocked family: float problems, and bf16 ones (native_bf16_kernels: on AMX tiles for the
+// AMX tile shapes, through AVX512-BF16 where the CPU has it, otherwise widened to fp32 as they
+// are packed).
 Status blocked_dtype(const GemmParams& p, std::string_view family) {
   if (p.dtype == DType::kFloat || p.dtype == DType::kBFloat16) return Status::ok();
   return Status(
@@ -90,21 +91,27 @@ class NativeGemmInstance final : public GemmCandidateBase {
       : GemmCandidateBase(solution_name(config), "native"),
         blocking_(blocking_of(config)),
         kernels_(kernels),
-        bf16_(native_bf16_kernels(kernels)),
+        bf16_(native_bf16_kernels(kernels, config.mr, config.nr)),
+        amx_(is_amx_tile(config.mr, config.nr)),
         constant_a_(constant_a) {}
 
   Expected<LibraryBinding> binding() override {
     return describe_entry(
         reinterpret_cast<const void*>(kernels_->gemm), "tunekit native_f32",
-        fmt::format("tunekit {} kernels, {}x{} micro-kernel{}", kernels_->level, blocking_.mr,
-                    blocking_.nr,
-                    bf16_ == kernels_->bf16_pairs ? "; bf16 through AVX512-BF16"
-                                                  : "; bf16 widened to fp32 as packed"));
+        fmt::format("tunekit {} kernels, {}x{} {}", kernels_->level, blocking_.mr, blocking_.nr,
+                    amx_ ? "tile; bf16 only, on AMX tiles"
+                    : bf16_ == kernels_->bf16_pairs
+                        ? "micro-kernel; bf16 through AVX512-BF16"
+                        : "micro-kernel; bf16 widened to fp32 as packed"));
   }
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
     TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, name()));
+    if (amx_ && p.dtype != DType::kBFloat16) {
+      return unsupported(fmt::format("the {}x{} tile runs on AMX tiles, for bf16 problems only",
+                                     blocking_.mr, blocking_.nr));
+    }
     if (constant_a_ && p.kind != GemmKind::kGemm) {
       return unsupported("constant weights are packed for plain GEMMs only");
     }
@@ -156,6 +163,7 @@ class NativeGemmInstance final : public GemmCandidateBase {
   NativeBlocking blocking_;
   const NativeKernels* kernels_;
   const NativeBf16Kernels* bf16_;  // the bf16 route of this CPU (native_bf16_kernels)
+  bool amx_;                       // the tile is an AMX one: bf16 problems only
   bool constant_a_;
   std::mutex pack_mutex_;
   std::vector<float> packed_;  // op(A) in the driver's block order (constant_a_), 32-bit words

@@ -8,7 +8,8 @@
 # optimised build is assumed: at -O0 std:: helpers stay out of line). tunekit's x86-64-v4 kernels
 # are compiled with AVX512-BF16 enabled for their bf16 GEMM; x86-64-v4 CPUs without the extension
 # run the rest, so the object's AVX512-BF16 instructions must all be inside the bf16 element
-# policy's (Bf16Pairs, vdot_pairs) functions.
+# policy's (Bf16Pairs, vdot_pairs) functions; likewise its AMX instructions inside the AMX
+# policy's (Bf16Tiles), which only CPUs with AMX enter.
 # Usage: isa_objects_test.sh <object files of tunekit_ops...>
 set -uo pipefail
 eigen=0; native=0; fails=0
@@ -34,23 +35,30 @@ for obj in "$@"; do
 done
 [ "$eigen" -eq 2 ] || { echo "FAIL: expected the v3 and v4 Eigen objects, found $eigen"; fails=$((fails+1)); }
 [ "$native" -eq 2 ] || { echo "FAIL: expected the two native kernel objects, found $native"; fails=$((fails+1)); }
-bf16_checked=0
+# Functions of object $1 holding an instruction matching $3 ($2 names the extension) must all
+# match $4, and there must be some.
+confined() {
+  local holders outside
+  holders="$(objdump -d -C --no-show-raw-insn "$1" |
+    awk -v ins="$3" '/^[0-9a-f]+ </ {fn = $0} $0 ~ "\t(" ins ")" {print fn}' | sort -u)"
+  if [ -z "$holders" ]; then
+    echo "FAIL: $(basename "$1") has no $2 instruction (its bf16 route is missing)"
+    fails=$((fails+1))
+  fi
+  outside="$(printf '%s\n' "$holders" | grep -Ev "$4" | grep -v '^$' || true)"
+  if [ -n "$outside" ]; then
+    echo "FAIL: $2 instructions outside their bf16 route:"; echo "$outside" | head -10
+    fails=$((fails+1))
+  fi
+}
+v4_checked=0
 for obj in "$@"; do
   [ "$(basename "$obj")" = native_kernels_v4.cpp.o ] || continue
-  bf16_checked=1
-  # Functions holding an AVX512-BF16 instruction (VDPBF16PS, VCVTNEPS2BF16, VCVTNE2PS2BF16).
-  holders="$(objdump -d -C --no-show-raw-insn "$obj" |
-    awk '/^[0-9a-f]+ </ {fn = $0} /\t(vdpbf16ps|vcvtneps2bf16|vcvtne2ps2bf16)/ {print fn}' | sort -u)"
-  if [ -z "$holders" ]; then
-    echo "FAIL: native_kernels_v4.cpp.o has no AVX512-BF16 instruction (the bf16 GEMM is missing)"
-    fails=$((fails+1))
-  fi
-  outside="$(printf '%s\n' "$holders" | grep -v -e 'Bf16Pairs' -e 'vdot_pairs' | grep -v '^$' || true)"
-  if [ -n "$outside" ]; then
-    echo "FAIL: AVX512-BF16 instructions outside the bf16 GEMM:"; echo "$outside" | head -10
-    fails=$((fails+1))
-  fi
+  v4_checked=1
+  confined "$obj" AVX512-BF16 'vdpbf16ps|vcvtneps2bf16|vcvtne2ps2bf16' 'Bf16Pairs|vdot_pairs'
+  confined "$obj" AMX 'ldtilecfg|tilerelease|tilezero|tileloadd|tileloaddt1|tilestored|tdp' \
+    'Bf16Tiles'
 done
-[ "$bf16_checked" -eq 1 ] || { echo "FAIL: native_kernels_v4.cpp.o not given"; fails=$((fails+1)); }
+[ "$v4_checked" -eq 1 ] || { echo "FAIL: native_kernels_v4.cpp.o not given"; fails=$((fails+1)); }
 echo "isa objects: $eigen Eigen and $native native objects checked, $fails failed"
 [ "$fails" -eq 0 ]

@@ -85,6 +85,16 @@ class ScopedCpuOverride {
   const CpuInfo* previous_ = nullptr;
 };
 
+/// Whether this process may execute AMX tile instructions: the host CPU has amx_tile and Linux
+/// granted the process the tile data state (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA),
+/// Linux 5.16+; without it the first tile instruction raises SIGILL). Asked once per process on
+/// the first call, thread-safe; nothing is asked where the host CPU lacks amx_tile.
+bool amx_permitted();
+
+/// Why amx_permitted() is false, in one line ("" when it is true): the host CPU has no amx_tile,
+/// or the kernel refused the request (its errno text).
+const std::string& amx_refusal();
+
 /// Bytes of last-level cache a tuning run should defeat with rotating buffers: the sysfs LLC
 /// size capped at 256 MiB (a VM reports the host's LLC; machine-notes measured 48-192 MB usable).
 std::size_t effective_llc_bytes();

@@ -64,13 +64,19 @@ Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name);
 /// where they have AVX2 + FMA (x86-64-v3); empty below.
 std::vector<std::pair<int, int>> native_tiles();
 
+/// The AMX tile shapes (mr x nr of C; 32x32) this process runs, for bf16 problems only: where
+/// the planned and the host CPU have AVX-512, amx_tile and amx_bf16 and Linux granted the tile
+/// state (hw::amx_permitted()); empty elsewhere (hw::amx_refusal() says why).
+std::vector<std::pair<int, int>> native_amx_tiles();
+
 /// The blocked family's configuration space for `params` on `cpu` with up to `threads` threads.
-/// Knobs: tile ("16x6", ...: native_tiles()), kc (64..512), mc (48..768, used rounded down to
-/// a multiple of mr), nc (256..8192, rounded down to a multiple of nr), order ("ji", "ij") and
-/// threads (1 and `threads`). Values far past the problem's dims are dropped (one value at or
-/// above m, n or k is kept). Constraints from the hardware: the accumulators, one vector per
-/// mr/W rows and one broadcast fit the vector registers; the kc x nr micro-panel of B fits in
-/// half the L1d; the mc x kc block of A fits in L2; the kc x nc panel of B in half the LLC
+/// Knobs: tile ("16x6", ...: native_tiles(), and for bf16 problems native_amx_tiles()), kc
+/// (64..512), mc (48..768, used rounded down to a multiple of mr), nc (256..8192, rounded down to a
+/// multiple of nr), order ("ji", "ij") and threads (1 and `threads`). Values far past the problem's
+/// dims are dropped (one value at or above m, n or k is kept). Constraints from the hardware: the
+/// accumulators, one vector per mr/W rows and one broadcast fit the vector registers (an AMX tile's
+/// 4 accumulator and 4 operand tiles fit the 8 tile registers); the kc x nr micro-panel of B fits
+/// in half the L1d; the mc x kc block of A fits in L2; the kc x nc panel of B in half the LLC
 /// (cpu.l1d_bytes, l2_bytes, llc_bytes; 32 KiB, 512 KiB, 16 MiB when unknown).
 /// Errors: kUnsupported for a CPU without micro-kernels (below x86-64-v3).
 Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& params,

@@ -178,5 +178,19 @@ TEST(HostCpu, FlagsAgreeWithTheCompilersCpuDetection) {
   EXPECT_GE(c.usable_cores, 1);
 }
 
+// The AMX permission follows the host CPU: never granted without amx_tile (and then nothing is
+// asked of Linux), and when refused the reason is one line.
+TEST(Hardware, AmxPermissionIsRefusedWithAReasonOrGranted) {
+  const std::string& refusal = amx_refusal();
+  EXPECT_EQ(amx_permitted(), refusal.empty());
+  EXPECT_EQ(refusal.find('\n'), std::string::npos);
+  if (!host_cpu().has("amx_tile")) {
+    EXPECT_FALSE(amx_permitted());
+    EXPECT_NE(refusal.find("amx_tile"), std::string::npos) << refusal;
+  }
+  ScopedCpuOverride intel(fixture("intel_xeon_amx"));  // planning for AMX grants nothing
+  EXPECT_EQ(amx_permitted(), refusal.empty());
+}
+
 }  // namespace
 }  // namespace tunekit::hw

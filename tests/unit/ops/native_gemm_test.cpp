@@ -281,13 +281,19 @@ TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
 // AVX512-BF16, every other tile on bf16 widened to fp32 as it is packed. Every tile, layout and
 // driver path (threads claiming or sharing A blocks, all of B packed at once), an odd k (an odd
 // last depth round), constant weights packed on the first call and reused. Without AVX512-BF16
-// here, tests/emulated runs the pairs route in an emulated CPU (ops.v4_kernels_emulated).
+// here, tests/emulated runs the pairs route in an emulated CPU (ops.v4_kernels_emulated). Where
+// the process may use AMX, the AMX tile (32x32) runs on tile registers; elsewhere NativeAmx tests
+// run that route on a software model of the tiles.
 TEST(NativeGemm, Bf16ProblemsRunOnEveryTileByTheirCpusRoute) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
   const bool pairs_here = hw::host_cpu().has("avx512_bf16");
   unsigned seed = 300;
-  for (const auto& [mr, nr] : native_tiles()) {
-    const char* route = pairs_here && mr * nr == 384 ? "AVX512-BF16" : "widened";
+  auto tiles = native_tiles();
+  for (const auto& tile : native_amx_tiles()) tiles.push_back(tile);
+  for (const auto& [mr, nr] : tiles) {
+    const char* route = mr * nr == 1024                ? "AMX tiles"
+                        : pairs_here && mr * nr == 384 ? "AVX512-BF16"
+                                                       : "widened";
     for (const char* t : {"nn", "nt", "tn", "tt"}) {
       for (const auto& [threads, nc_panels] : {std::pair{1, 1}, {2, 1}, {3, 1}, {3, 4}}) {
         SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads
@@ -315,6 +321,42 @@ TEST(NativeGemm, Bf16ProblemsRunOnEveryTileByTheirCpusRoute) {
       }
     }
   }
+}
+
+// The AMX tile is offered for bf16 problems where this process may use AMX and nowhere else: not
+// on a CPU that only plans for AMX (a fixture), not for float problems.
+TEST(NativeGemm, AmxTilesServeBf16ProblemsWhereTheProcessMayUseThem) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  GemmParams bf16_problem = Problem('t', 'n', 256, 64, 512, 1.0f, 0.0f, 1).p;
+  bf16_problem.dtype = DType::kBFloat16;
+  const GemmParams float_problem = Problem('t', 'n', 256, 64, 512, 1.0f, 0.0f, 1).p;
+  auto offers_amx = [](const GemmParams& p) {
+    auto space = native_gemm_space(p, hw::cpu(), 2);
+    EXPECT_TRUE(space) << space.status().to_string();
+    const Knob& tile = (*space)->knob(0);
+    return std::find(tile.entities.begin(), tile.entities.end(), nlohmann::json("32x32")) !=
+           tile.entities.end();
+  };
+  const char* amx_name = "native_f32[mr=32,nr=32,kc=256,mc=256,nc=1024,order=ji,threads=1]";
+  if (native_amx_tiles().empty()) {
+    EXPECT_FALSE(hw::amx_refusal().empty());
+    hw::ScopedCpuOverride intel(
+        *hw::load_cpu_fixture(std::string(TUNEKIT_TEST_DATA_DIR) + "/cpu/intel_xeon_amx.txt"));
+    EXPECT_TRUE(native_amx_tiles().empty()) << "planned for AMX, but the host has none";
+    EXPECT_FALSE(offers_amx(bf16_problem));
+    auto parsed = parse_native_gemm_name(amx_name);
+    ASSERT_FALSE(parsed);
+    EXPECT_EQ(parsed.status().code(), StatusCode::kUnsupported);
+    return;
+  }
+  EXPECT_TRUE(offers_amx(bf16_problem));
+  EXPECT_FALSE(offers_amx(float_problem));
+  auto config = parse_native_gemm_name(amx_name);
+  ASSERT_TRUE(config) << config.status().to_string();
+  const Status refused = native_gemm(float_problem, *config);
+  EXPECT_EQ(refused.code(), StatusCode::kUnsupported);
+  EXPECT_NE(refused.to_string().find("bf16 problems only"), std::string::npos)
+      << refused.to_string();
 }
 
 // native_gemm() holds its configuration to the rules of a stored name before it runs anything:
