@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "tunekit/core/env.hpp"
 #include "tunekit/core/hardware.hpp"
 
 namespace tunekit::hw {
@@ -20,6 +21,9 @@ constexpr unsigned long kXfeatureXtiledata = 18;
 
 // "" when the tile data state is granted, else why not.
 std::string request_tiles() {
+  auto wanted = env::get_bool("TUNEKIT_NATIVE_AMX");
+  if (!wanted) return wanted.status().message();
+  if (!wanted->value_or(true)) return "TUNEKIT_NATIVE_AMX=0 (the tile state is not asked for)";
   if (!host_cpu().has("amx_tile")) return "the host CPU has no amx_tile flag";
   if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) != 0) {
     return std::string("Linux refused the AMX tile state (arch_prctl ARCH_REQ_XCOMP_PERM: ") +

@@ -1,6 +1,8 @@
 // Which builds of tunekit's GEMM kernels this CPU runs. See native_build.hpp.
 #include "ops/native_build.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "tunekit/core/hardware.hpp"
@@ -26,12 +28,27 @@ const NativeBf16Kernels* native_amx_route() {
   return hw::amx_permitted() ? kNativeKernelsV4.bf16_tiles : nullptr;
 }
 
-bool is_amx_tile(int mr, int nr) {
-  const NativeBf16Kernels* amx = native_amx_route();
+bool is_amx_shape(int mr, int nr) {
+  const NativeBf16Kernels* amx = kNativeKernelsV4.bf16_tiles;
   for (int t = 0; amx != nullptr && t < amx->tile_count; ++t) {
     if (amx->tiles[t].mr == mr && amx->tiles[t].nr == nr) return true;
   }
   return false;
+}
+
+bool is_amx_tile(int mr, int nr) { return is_amx_shape(mr, nr) && native_amx_route() != nullptr; }
+
+std::string native_amx_refusal() {
+  const auto& builds = native_builds();
+  if (std::find(builds.begin(), builds.end(), &kNativeKernelsV4) == builds.end()) {
+    return "the AMX route is in the x86-64-v4 build, which this CPU does not run";
+  }
+  for (const hw::CpuInfo* cpu : {&hw::cpu(), &hw::host_cpu()}) {
+    if (!cpu->has_all({"amx_tile", "amx_bf16"})) {
+      return fmt::format("{} has no amx_tile and amx_bf16 flags", cpu->describe());
+    }
+  }
+  return hw::amx_refusal();
 }
 
 const NativeKernels* native_build_for(int mr, int nr) {

@@ -1,6 +1,7 @@
 // The builds of tunekit's GEMM kernels this CPU may enter (src/ops/native_kernels.hpp).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "ops/native_kernels.hpp"
@@ -17,8 +18,13 @@ const NativeKernels* native_build_for(int mr, int nr);
 /// planned and the host CPU both have amx_tile and amx_bf16, and the process may use the tiles
 /// (hw::amx_permitted()); else null. Its tiles serve bf16 problems only.
 const NativeBf16Kernels* native_amx_route();
-/// Whether mr x nr is a tile of native_amx_route() (false when there is none).
+/// Whether mr x nr is a tile of native_amx_route() (false when there is none). Asks for the
+/// tile state (native_amx_route()) only for an AMX shape.
 bool is_amx_tile(int mr, int nr);
+/// Whether mr x nr is a shape of the AMX route as built (32x32), whatever this CPU runs.
+bool is_amx_shape(int mr, int nr);
+/// Why native_amx_route() is null, in one line ("" when it is not).
+std::string native_amx_refusal();
 /// The build the decode kernels run from (the highest of native_builds()), or null.
 const NativeKernels* native_decode_build();
 /// The bf16 blocked GEMM of build `k` for tile mr x nr: native_amx_route() for its tiles;

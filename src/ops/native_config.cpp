@@ -165,6 +165,11 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
                   fmt::format("'{}': {}={} is not a multiple of {}={}", name, mc ? "mc" : "nc",
                               mc ? c.mc : c.nc, mc ? "mr" : "nr", mc ? c.mr : c.nr));
   }
+  if (detail::is_amx_shape(c.mr, c.nr) && !detail::is_amx_tile(c.mr, c.nr)) {
+    return Status(StatusCode::kUnsupported,
+                  fmt::format("'{}': {}x{} is the AMX tile, which this process cannot use: {}",
+                              name, c.mr, c.nr, detail::native_amx_refusal()));
+  }
   if (detail::native_build_for(c.mr, c.nr) == nullptr) {
     std::vector<std::string> tiles;
     for (const auto& [mr, nr] : native_tiles()) tiles.push_back(fmt::format("{}x{}", mr, nr));
@@ -242,7 +247,7 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   auto tile_of = [](const ConfigView& v) { return parse_tile(v["tile"].get<std::string>()); };
   std::vector<bool> fits;  // per tile entity: the register budget of its build holds
   for (const auto& [mr, nr] : tiles) {
-    if (detail::is_amx_tile(mr, nr)) {  // a shape of the AMX kernel's 8 tile registers
+    if (detail::is_amx_shape(mr, nr)) {  // a shape of the AMX kernel's 8 tile registers
       fits.push_back(true);
       continue;
     }
@@ -253,19 +258,27 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
       "accumulators + A vectors + 1 broadcast <= vector registers", {"tile"},
       [fits](const ConfigView& v) { return static_cast<bool>(fits[v.position(0)]); }));
+  // Bytes per packed element: 4 (fp32, or bf16 widened or paired: one word per step), 2 on AMX
+  // tiles (bf16 only, pairs of depths).
+  auto bytes = [tile_of](const ConfigView& v) {
+    const auto [mr, nr] = tile_of(v);
+    return detail::is_amx_shape(mr, nr) ? 2.0 : 4.0;
+  };
+  TUNEKIT_RETURN_IF_ERROR(
+      space->add_constraint("kc x nr micro-panel of B <= L1d / 2", {"tile", "kc"},
+                            [tile_of, bytes, l1](const ConfigView& v) {
+                              return v.number("kc") * tile_of(v).second * bytes(v) <= l1 / 2;
+                            }));
   TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
-      "kc x nr micro-panel of B <= L1d / 2", {"tile", "kc"}, [tile_of, l1](const ConfigView& v) {
-        return v.number("kc") * tile_of(v).second * 4 <= l1 / 2;
-      }));
-  TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
-      "mc x kc block of A <= L2", {"tile", "kc", "mc"}, [tile_of, l2](const ConfigView& v) {
+      "mc x kc block of A <= L2", {"tile", "kc", "mc"}, [tile_of, bytes, l2](const ConfigView& v) {
         const int mc = round_to(static_cast<std::int64_t>(v.number("mc")), tile_of(v).first);
-        return mc * v.number("kc") * 4 <= l2;
+        return mc * v.number("kc") * bytes(v) <= l2;
       }));
   TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
-      "kc x nc panel of B <= LLC / 2", {"tile", "kc", "nc"}, [tile_of, llc](const ConfigView& v) {
+      "kc x nc panel of B <= LLC / 2", {"tile", "kc", "nc"},
+      [tile_of, bytes, llc](const ConfigView& v) {
         const int nc = round_to(static_cast<std::int64_t>(v.number("nc")), tile_of(v).second);
-        return nc * v.number("kc") * 4 <= llc / 2;
+        return nc * v.number("kc") * bytes(v) <= llc / 2;
       }));
   return std::shared_ptr<const ConfigSpace>(std::move(space));
 }

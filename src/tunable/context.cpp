@@ -520,7 +520,8 @@ Status TuningContext::reset() {
 }
 
 // The template search's share of the budget (TUNEKIT_MAX_SEARCH_TRIALS,
-// TUNEKIT_MAX_SEARCH_DURATION_MS, TUNEKIT_SEARCH_TRANSFER), read whenever settings are made.
+// TUNEKIT_MAX_SEARCH_DURATION_MS, TUNEKIT_SEARCH_TRANSFER), read whenever settings are made;
+// TUNEKIT_NATIVE_AMX (read by hw::amx_permitted) is only validated here.
 Status apply_search_environment(TuningSettings& s) {
   auto trials = env::get_int("TUNEKIT_MAX_SEARCH_TRIALS");
   if (!trials) return trials.status();
@@ -531,6 +532,8 @@ Status apply_search_environment(TuningSettings& s) {
   auto transfer = env::get_bool("TUNEKIT_SEARCH_TRANSFER");
   if (!transfer) return transfer.status();
   if (*transfer) s.search_transfer = **transfer;
+  auto amx = env::get_bool("TUNEKIT_NATIVE_AMX");
+  if (!amx) return amx.status();
   return Status::ok();
 }
 

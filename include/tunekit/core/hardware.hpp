@@ -88,11 +88,12 @@ class ScopedCpuOverride {
 /// Whether this process may execute AMX tile instructions: the host CPU has amx_tile and Linux
 /// granted the process the tile data state (arch_prctl(ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA),
 /// Linux 5.16+; without it the first tile instruction raises SIGILL). Asked once per process on
-/// the first call, thread-safe; nothing is asked where the host CPU lacks amx_tile.
+/// the first call, thread-safe; nothing is asked where the host CPU lacks amx_tile or
+/// TUNEKIT_NATIVE_AMX is 0 (read on the first call; default 1).
 bool amx_permitted();
 
-/// Why amx_permitted() is false, in one line ("" when it is true): the host CPU has no amx_tile,
-/// or the kernel refused the request (its errno text).
+/// Why amx_permitted() is false, in one line ("" when it is true): TUNEKIT_NATIVE_AMX is 0 or not
+/// a boolean, the host CPU has no amx_tile, or the kernel refused the request (its errno text).
 const std::string& amx_refusal();
 
 /// Bytes of last-level cache a tuning run should defeat with rotating buffers: the sysfs LLC

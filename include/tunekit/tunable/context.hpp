@@ -137,6 +137,7 @@ struct TuningSettings {
 /// | TUNEKIT_MAX_SEARCH_TRIALS      | 24                    | per template; < 0 -> 0 = seeds only |
 /// | TUNEKIT_MAX_SEARCH_DURATION_MS | 2000                  | ms per template; < 0 -> 0 = off    |
 /// | TUNEKIT_SEARCH_TRANSFER        | 1                     | bool: seed with nearest winners    |
+/// | TUNEKIT_NATIVE_AMX             | 1                     | bool: AMX tile for bf16 (per proc.) |
 /// | TUNEKIT_<LIBRARY>_ENABLED      | 1                     | bool, per candidate library        |
 ///
 /// Thread-safe: dispatch-path getters are relaxed atomic loads; setters may run concurrently.

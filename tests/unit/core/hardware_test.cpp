@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -190,6 +191,21 @@ TEST(Hardware, AmxPermissionIsRefusedWithAReasonOrGranted) {
   }
   ScopedCpuOverride intel(fixture("intel_xeon_amx"));  // planning for AMX grants nothing
   EXPECT_EQ(amx_permitted(), refusal.empty());
+}
+
+// TUNEKIT_NATIVE_AMX=0 keeps the process from asking for the tile state; a malformed value is
+// refused with the variable's name. Each in a fresh process (the answer is kept per process).
+TEST(Hardware, AmxCanBeTurnedOffByTheEnvironment) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto refused_for = [](const char* value, const char* expected) {
+    setenv("TUNEKIT_NATIVE_AMX", value, 1);
+    const bool ok = !amx_permitted() && amx_refusal().find(expected) != std::string::npos;
+    std::fprintf(stderr, "refusal: %s\n", amx_refusal().c_str());
+    std::exit(ok ? 0 : 1);
+  };
+  EXPECT_EXIT(refused_for("0", "TUNEKIT_NATIVE_AMX=0"), testing::ExitedWithCode(0), "refusal");
+  EXPECT_EXIT(refused_for("maybe", "TUNEKIT_NATIVE_AMX: expected a boolean"),
+              testing::ExitedWithCode(0), "refusal");
 }
 
 }  // namespace

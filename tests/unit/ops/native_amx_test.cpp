@@ -124,6 +124,10 @@ TEST(NativeAmx, TheTileRouteMatchesADoubleReferenceOnEveryLayoutAndDriverPath) {
       {256, 40, 200, 64, 32, 64, 2, NativeOrder::kJI, 1.0f, 0.25f, false},
       {256, 48, 130, 64, 32, 64, 3, NativeOrder::kIJ, 1.0f, 0.0f, true},
       {40, 100, 65, 32, 64, 32, 3, NativeOrder::kJI, 1.0f, 1.0f, false},
+      // Shared blocks packed in turn whose depth round is short (k = 8; the last of 66 is 2):
+      // the packed block has more steps than depths.
+      {96, 200, 8, 256, 32, 256, 3, NativeOrder::kJI, 1.0f, 0.0f, false},
+      {75, 70, 66, 64, 64, 64, 4, NativeOrder::kIJ, 1.0f, 0.5f, false},
   };
   int index = 0;
   for (const Case& t : cases) {

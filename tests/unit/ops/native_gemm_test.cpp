@@ -347,6 +347,8 @@ TEST(NativeGemm, AmxTilesServeBf16ProblemsWhereTheProcessMayUseThem) {
     auto parsed = parse_native_gemm_name(amx_name);
     ASSERT_FALSE(parsed);
     EXPECT_EQ(parsed.status().code(), StatusCode::kUnsupported);
+    EXPECT_NE(parsed.status().message().find("32x32 is the AMX tile"), std::string::npos)
+        << parsed.status().message();
     return;
   }
   EXPECT_TRUE(offers_amx(bf16_problem));

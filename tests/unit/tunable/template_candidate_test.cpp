@@ -295,6 +295,13 @@ TEST_F(TemplateCandidateTest, WinnersOfEarlierProblemsAreMeasuredFirst) {
   ::setenv("TUNEKIT_SEARCH_TRANSFER", "x", 1);
   AddProblem fourth(64, 4);
   EXPECT_EQ(op(fourth.params()).code(), StatusCode::kInvalidArgument);
+  ::setenv("TUNEKIT_SEARCH_TRANSFER", "1", 1);
+  ::setenv("TUNEKIT_NATIVE_AMX", "maybe", 1);  // validated with the search's variables
+  AddProblem sixth(64, 6);
+  const Status amx = op(sixth.params());
+  ::unsetenv("TUNEKIT_NATIVE_AMX");
+  EXPECT_EQ(amx.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(amx.message().find("TUNEKIT_NATIVE_AMX"), std::string::npos) << amx.message();
 }
 
 // Transfer across processes: the template winners stored in the results file by an earlier
