@@ -41,7 +41,8 @@ bool is_amx_tile(int mr, int nr) { return is_amx_shape(mr, nr) && native_amx_rou
 std::string native_amx_refusal() {
   const auto& builds = native_builds();
   if (std::find(builds.begin(), builds.end(), &kNativeKernelsV4) == builds.end()) {
-    return "the AMX route is in the x86-64-v4 build, which this CPU does not run";
+    return "it needs the x86-64-v4 build (AVX-512), which the host and the planned CPU do not "
+           "both run";
   }
   for (const hw::CpuInfo* cpu : {&hw::cpu(), &hw::host_cpu()}) {
     if (!cpu->has_all({"amx_tile", "amx_bf16"})) {

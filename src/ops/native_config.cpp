@@ -220,6 +220,8 @@ std::vector<std::pair<int, int>> native_amx_tiles() {
   return out;
 }
 
+std::string native_amx_refusal() { return detail::native_amx_refusal(); }
+
 Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& p,
                                                                const hw::CpuInfo& cpu,
                                                                int threads) {

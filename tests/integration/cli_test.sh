@@ -34,6 +34,11 @@ expect_ok help-gemm "$TK" gemm --help
 expect_ok candidates "$TK" candidates
 grep -q '^0  *Default' out.txt && pass || fail "candidates: Default is not entry 0"
 [ ! -s err.txt ] && pass || { fail "candidates: warnings although nothing is set"; cat err.txt; }
+grep -Eq '^native_f32 on AMX tiles \(32x32, bf16\): (offered|not offered: .+)$' out.txt && pass \
+  || { fail "candidates: the AMX route's state is not shown"; cat out.txt; }
+TUNEKIT_NATIVE_AMX=0 expect_ok candidates-no-amx "$TK" candidates
+grep -q '^native_f32 on AMX tiles (32x32, bf16): not offered: ' out.txt \
+  && pass || { fail "candidates: TUNEKIT_NATIVE_AMX=0 still offers AMX"; cat out.txt; }
 # TUNEKIT_CPU_FIXTURE (tests only) plans the list for another CPU; what runs stays this CPU's.
 grep -q 'blis\[' out.txt && blis=1 || blis=0  # none under AddressSanitizer
 TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/amd_zen3.txt" expect_ok candidates-zen3 "$TK" candidates

@@ -7,6 +7,7 @@
 #include "table.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/ops/gemm.hpp"
+#include "tunekit/ops/native_gemm.hpp"
 #include "tunekit/ops/threading.hpp"
 #include "tuning_setup.hpp"
 
@@ -68,7 +69,10 @@ void print_cpu_facts() {
   const std::string from = c.source == "/proc/cpuinfo" ? "" : " (from " + c.source + ")";
   std::printf("CPU: %s, %s, %s%s\n", c.describe().c_str(), level.c_str(), c.isa.c_str(),
               from.c_str());
-  std::printf("Default's OpenBLAS core: %s\n\n", ops::openblas_core_name().c_str());
+  std::printf("Default's OpenBLAS core: %s\n", ops::openblas_core_name().c_str());
+  const std::string amx = ops::native_amx_refusal();
+  std::printf("native_f32 on AMX tiles (32x32, bf16): %s\n\n",
+              amx.empty() ? "offered" : ("not offered: " + amx).c_str());
 }
 
 void list_candidates() {

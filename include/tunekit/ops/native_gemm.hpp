@@ -68,6 +68,10 @@ std::vector<std::pair<int, int>> native_tiles();
 /// the planned and the host CPU have AVX-512, amx_tile and amx_bf16 and Linux granted the tile
 /// state (hw::amx_permitted()); empty elsewhere (hw::amx_refusal() says why).
 std::vector<std::pair<int, int>> native_amx_tiles();
+/// Why native_amx_tiles() is empty, in one line ("" when it is not): the CPU the list is planned
+/// for or the host lacks AVX-512 or the AMX flags, TUNEKIT_NATIVE_AMX is 0, or Linux refused the
+/// tile state (hw::amx_refusal()). Asks for the tile state as native_amx_tiles() does.
+std::string native_amx_refusal();
 
 /// The blocked family's configuration space for `params` on `cpu` with up to `threads` threads.
 /// Knobs: tile ("16x6", ...: native_tiles(), and for bf16 problems native_amx_tiles()), kc
