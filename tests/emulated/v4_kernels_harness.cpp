@@ -1,5 +1,6 @@
-// Checks tunekit's x86-64-v4 kernels (src/ops/native_kernels.inc: the AVX-512 fp32 blocked GEMM,
-// the bf16 GEMM through AVX512-BF16, the fp32 and bf16 decode kernels) on a CPU without AVX-512,
+// Checks tunekit's x86-64-v4 kernels (src/ops/native_kernels.inc and native_decode.inc: the
+// AVX-512 fp32 blocked GEMM, the bf16 GEMM through AVX512-BF16, the fp32 and bf16 decode
+// kernels) on a CPU without AVX-512,
 // by running this program in an emulated Sapphire Rapids CPU (run_v4_kernels.py). Freestanding:
 // no C library and one thread (OpenMP's pragmas are ignored, so a configuration of several
 // threads runs as one); the few runtime functions the kernels need are defined below. The
