@@ -20,12 +20,7 @@ const std::vector<const NativeKernels*>& native_builds() {
 }
 
 const NativeBf16Kernels* native_amx_route() {
-  const auto& builds = native_builds();
-  if (std::find(builds.begin(), builds.end(), &kNativeKernelsV4) == builds.end()) return nullptr;
-  for (const hw::CpuInfo* cpu : {&hw::cpu(), &hw::host_cpu()}) {
-    if (!cpu->has_all({"amx_tile", "amx_bf16"})) return nullptr;
-  }
-  return hw::amx_permitted() ? kNativeKernelsV4.bf16_tiles : nullptr;
+  return native_amx_refusal().empty() ? kNativeKernelsV4.bf16_tiles : nullptr;
 }
 
 bool is_amx_shape(int mr, int nr) {
