@@ -43,13 +43,18 @@ struct Shape {
   float alpha, beta;
 };
 
-// One problem with padded leading dimensions (NaN in the padding), its largest error against a
-// double reference, or infinity when C's padding rows changed or C holds a NaN.
-double run_problem(const Shape& s, const NativeBlocking& b, bool constant_a, unsigned seed) {
+// The operands of one problem with padded leading dimensions: random bf16 values, NaN in the
+// padding rows of A and B, and in C where beta is 0 (C must not be read then); c0 is C before.
+struct Operands {
+  std::int64_t lda, ldb, ldc;
+  std::vector<std::uint16_t> a, b;
+  std::vector<float> c, c0;
+};
+
+Operands make_operands(const Shape& s, unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  const std::int64_t lda = (s.ta == 'n' ? s.m : s.k) + 3, ldb = (s.tb == 'n' ? s.k : s.n) + 1;
-  const std::int64_t ldc = s.m + 2;
+  Operands o{(s.ta == 'n' ? s.m : s.k) + 3, (s.tb == 'n' ? s.k : s.n) + 1, s.m + 2, {}, {}, {}, {}};
   auto operand = [&](std::int64_t rows, std::int64_t cols, std::int64_t ld) {
     std::vector<std::uint16_t> x(static_cast<std::size_t>(ld * cols));
     for (std::int64_t j = 0; j < cols; ++j) {
@@ -58,16 +63,48 @@ double run_problem(const Shape& s, const NativeBlocking& b, bool constant_a, uns
     }
     return x;
   };
-  const auto a = s.ta == 'n' ? operand(s.m, s.k, lda) : operand(s.k, s.m, lda);
-  const auto bm = s.tb == 'n' ? operand(s.k, s.n, ldb) : operand(s.n, s.k, ldb);
-  std::vector<float> c(static_cast<std::size_t>(ldc * s.n)), c0;
-  for (std::size_t i = 0; i < c.size(); ++i) {
-    const bool inside = static_cast<std::int64_t>(i) % ldc < s.m;
-    c[i] = s.beta == 0.0f && inside ? NAN : dist(gen);
+  o.a = s.ta == 'n' ? operand(s.m, s.k, o.lda) : operand(s.k, s.m, o.lda);
+  o.b = s.tb == 'n' ? operand(s.k, s.n, o.ldb) : operand(s.n, s.k, o.ldb);
+  o.c.resize(static_cast<std::size_t>(o.ldc * s.n));
+  for (std::size_t i = 0; i < o.c.size(); ++i) {
+    const bool inside = static_cast<std::int64_t>(i) % o.ldc < s.m;
+    o.c[i] = s.beta == 0.0f && inside ? NAN : dist(gen);
   }
-  c0 = c;
-  const NativeBf16Call call{s.ta,     s.tb, s.m,       s.n, s.k,      s.alpha, s.beta,
-                            a.data(), lda,  bm.data(), ldb, c.data(), ldc};
+  o.c0 = o.c;
+  return o;
+}
+
+// The largest error of o.c against a double reference, or infinity when C's padding rows
+// changed or C holds a NaN.
+double largest_error(const Shape& s, const Operands& o) {
+  double worst = 0;
+  for (std::int64_t j = 0; j < s.n; ++j) {
+    for (std::int64_t i = 0; i < o.ldc; ++i) {
+      const float got = o.c[i + j * o.ldc];
+      if (i >= s.m) {
+        if (std::memcmp(&got, &o.c0[i + j * o.ldc], 4) != 0) return INFINITY;
+        continue;
+      }
+      double sum = 0;
+      for (std::int64_t q = 0; q < s.k; ++q) {
+        sum += value(s.ta == 'n' ? o.a[i + q * o.lda] : o.a[q + i * o.lda]) *
+               value(s.tb == 'n' ? o.b[q + j * o.ldb] : o.b[j + q * o.ldb]);
+      }
+      const double beta_c = s.beta == 0.0f ? 0.0 : s.beta * o.c0[i + j * o.ldc];
+      const double diff = std::abs(got - (s.alpha * sum + beta_c));
+      if (std::isnan(diff)) return INFINITY;
+      worst = std::max(worst, diff);
+    }
+  }
+  return worst;
+}
+
+// One problem through the AMX route (A packed first with `constant_a`): largest_error, or
+// infinity when the route refused it.
+double run_problem(const Shape& s, const NativeBlocking& b, bool constant_a, unsigned seed) {
+  Operands o = make_operands(s, seed);
+  const NativeBf16Call call{s.ta,       s.tb,  s.m,        s.n,   s.k,        s.alpha, s.beta,
+                            o.a.data(), o.lda, o.b.data(), o.ldb, o.c.data(), o.ldc};
   const NativeBf16Kernels& route = test::amx_model_route();
   std::vector<float> packed;
   if (constant_a) {
@@ -75,26 +112,7 @@ double run_problem(const Shape& s, const NativeBlocking& b, bool constant_a, uns
     if (!route.pack_a(call, b, packed.data())) return INFINITY;
   }
   if (!route.gemm(call, b, constant_a ? packed.data() : nullptr)) return INFINITY;
-  double worst = 0;
-  for (std::int64_t j = 0; j < s.n; ++j) {
-    for (std::int64_t i = 0; i < ldc; ++i) {
-      const float got = c[i + j * ldc];
-      if (i >= s.m) {
-        if (std::memcmp(&got, &c0[i + j * ldc], 4) != 0) return INFINITY;
-        continue;
-      }
-      double sum = 0;
-      for (std::int64_t q = 0; q < s.k; ++q) {
-        sum += value(s.ta == 'n' ? a[i + q * lda] : a[q + i * lda]) *
-               value(s.tb == 'n' ? bm[q + j * ldb] : bm[j + q * ldb]);
-      }
-      const double beta_c = s.beta == 0.0f ? 0.0 : s.beta * c0[i + j * ldc];
-      const double diff = std::abs(got - (s.alpha * sum + beta_c));
-      if (std::isnan(diff)) return INFINITY;
-      worst = std::max(worst, diff);
-    }
-  }
-  return worst;
+  return largest_error(s, o);
 }
 
 TEST(NativeAmx, TheTileRouteMatchesADoubleReferenceOnEveryLayoutAndDriverPath) {
