@@ -102,7 +102,9 @@ __attribute__((target("avx512f"))) double fma_loop_avx512(long iterations) {
 #pragma GCC unroll 12
     for (int j = 0; j < 12; ++j) acc[j] = _mm512_fmadd_ps(acc[j], x, y);
   }
-  return _mm512_reduce_add_ps(acc[0]) + _mm512_reduce_add_ps(acc[11]);
+  __m512 s = acc[0];  // every chain feeds the result, or the compiler drops the unused ones
+  for (int i = 1; i < 12; ++i) s = _mm512_add_ps(s, acc[i]);
+  return _mm512_reduce_add_ps(s);
 }
 
 void BM_FmaPeak(benchmark::State& state) {

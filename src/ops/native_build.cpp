@@ -63,6 +63,14 @@ const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k, int mr, int
   return both && k->bf16_pairs != nullptr ? k->bf16_pairs : k->bf16_widened;
 }
 
+int native_packed_bytes(bool bf16, int mr, int nr) {
+  if (!bf16) return 4;
+  if (is_amx_shape(mr, nr)) return 2;
+  const NativeKernels* k = native_build_for(mr, nr);
+  const NativeBf16Kernels* route = native_bf16_kernels(k, mr, nr);
+  return route != nullptr && route != k->bf16_widened ? 2 : 4;
+}
+
 const NativeKernels* native_decode_build() {
   const auto& builds = native_builds();
   return builds.empty() ? nullptr : builds.front();

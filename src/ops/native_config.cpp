@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <span>
 
 #include "ops/native_build.hpp"
 #include "tunekit/ops/native_gemm.hpp"
@@ -14,6 +15,13 @@ namespace tunekit::ops {
 namespace {
 
 constexpr std::int64_t kKcValues[] = {64, 128, 192, 256, 384, 512};
+// bf16 problems: packed as bf16 (2 bytes per element) deeper panels fit the same caches.
+constexpr std::int64_t kKcValuesBf16[] = {64, 128, 192, 256, 384, 512, 768, 1024};
+
+std::span<const std::int64_t> kc_values(DType dtype) {
+  if (dtype == DType::kBFloat16) return kKcValuesBf16;
+  return kKcValues;
+}
 constexpr std::int64_t kMcValues[] = {48, 96, 144, 192, 288, 384, 576, 768};
 constexpr std::int64_t kNcValues[] = {256, 512, 1024, 2048, 4096, 8192};
 constexpr int kRowsValues[] = {1, 2, 4, 8};
@@ -237,7 +245,7 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   std::vector<nlohmann::json> tile_names;
   for (const auto& [mr, nr] : tiles) tile_names.emplace_back(fmt::format("{}x{}", mr, nr));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("tile", tile_names));
-  TUNEKIT_RETURN_IF_ERROR(space->define_knob("kc", up_to(kKcValues, p.k)));
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("kc", up_to(kc_values(p.dtype), p.k)));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("mc", up_to(kMcValues, p.m)));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("nc", up_to(kNcValues, p.n)));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("order", {"ji", "ij"}));
@@ -247,8 +255,10 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   const auto l2 = static_cast<double>(caches.l2);
   const auto llc = static_cast<double>(caches.llc);
   auto tile_of = [](const ConfigView& v) { return parse_tile(v["tile"].get<std::string>()); };
-  std::vector<bool> fits;  // per tile entity: the register budget of its build holds
+  std::vector<bool> fits;      // per tile entity: the register budget of its build holds
+  std::vector<double> packed;  // per tile entity: bytes per packed element
   for (const auto& [mr, nr] : tiles) {
+    packed.push_back(detail::native_packed_bytes(p.dtype == DType::kBFloat16, mr, nr));
     if (detail::is_amx_shape(mr, nr)) {  // a shape of the AMX kernel's 8 tile registers
       fits.push_back(true);
       continue;
@@ -260,12 +270,9 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
       "accumulators + A vectors + 1 broadcast <= vector registers", {"tile"},
       [fits](const ConfigView& v) { return static_cast<bool>(fits[v.position(0)]); }));
-  // Bytes per packed element: 4 (fp32, or bf16 widened or paired: one word per step), 2 on AMX
-  // tiles (bf16 only, pairs of depths).
-  auto bytes = [tile_of](const ConfigView& v) {
-    const auto [mr, nr] = tile_of(v);
-    return detail::is_amx_shape(mr, nr) ? 2.0 : 4.0;
-  };
+  // Bytes per packed element: 4 (fp32, or bf16 widened), 2 where bf16 stays bf16 (pairs of
+  // depths through AVX512-BF16, AMX tiles).
+  auto bytes = [packed](const ConfigView& v) { return packed[v.position(0)]; };
   TUNEKIT_RETURN_IF_ERROR(
       space->add_constraint("kc x nr micro-panel of B <= L1d / 2", {"tile", "kc"},
                             [tile_of, bytes, l1](const ConfigView& v) {
@@ -285,21 +292,24 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   return std::shared_ptr<const ConfigSpace>(std::move(space));
 }
 
-NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads) {
+NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType dtype) {
   NativeGemmConfig c;
   const auto tiles = native_tiles();
   if (!tiles.empty()) std::tie(c.mr, c.nr) = tiles.front();
+  const std::int64_t bytes =
+      tiles.empty() ? 4 : detail::native_packed_bytes(dtype == DType::kBFloat16, c.mr, c.nr);
   const auto [l1, l2, llc] = caches_of(cpu);
-  c.kc = static_cast<int>(kKcValues[0]);
-  for (std::int64_t kc : kKcValues) {
-    if (kc * c.nr * 4 <= l1 / 2) c.kc = static_cast<int>(kc);
+  const auto kcs = kc_values(dtype);
+  c.kc = static_cast<int>(kcs[0]);
+  for (std::int64_t kc : kcs) {
+    if (kc * c.nr * bytes <= l1 / 2) c.kc = static_cast<int>(kc);
   }
   c.mc = round_to(kMcValues[0], c.mr);
   for (std::int64_t mc : kMcValues) {
     const int rounded = round_to(mc, c.mr);
-    if (static_cast<std::int64_t>(rounded) * c.kc * 4 * 10 <= l2 * 6) c.mc = rounded;
+    if (static_cast<std::int64_t>(rounded) * c.kc * bytes * 10 <= l2 * 6) c.mc = rounded;
   }
-  const std::int64_t nc = std::min<std::int64_t>(4096, llc / 2 / (std::int64_t{c.kc} * 4));
+  const std::int64_t nc = std::min<std::int64_t>(4096, llc / 2 / (std::int64_t{c.kc} * bytes));
   c.nc = round_to(nc, c.nr);
   c.threads = std::max(1, threads);
   return c;

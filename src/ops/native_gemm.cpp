@@ -294,7 +294,8 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
     for (const NativeGemmConfig& c : history_.nearest(p, transfer ? kTransferSeeds : 0)) {
       if (auto point = nearest_point(space, c)) out.push_back(std::move(*point));
     }
-    if (auto point = nearest_point(space, default_config())) out.push_back(std::move(*point));
+    const NativeGemmConfig first = native_gemm_default(hw::cpu(), num_threads(), p.dtype);
+    if (auto point = nearest_point(space, first)) out.push_back(std::move(*point));
     return out;
   }
   void remember(const GemmParams& p, const Config& config, double) override {

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "ops/native_build.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/threading.hpp"
@@ -506,6 +507,38 @@ TEST(NativeGemm, SpaceConstraintsComeFromTheCacheSizes) {
   // n = 128: nc values stop at the first one covering n.
   const Knob& nc = (*s_small)->knob(*(*s_small)->find_knob("nc"));
   EXPECT_EQ(nc.entities.back(), 256);
+}
+
+// bf16 problems: tiles whose route packs bf16 as bf16 (AVX512-BF16 pairs, AMX) count 2 bytes per
+// packed element, so deeper panels (kc up to 1024) fit; widened ones count 4 as fp32 does.
+TEST(NativeGemm, Bf16SpacesCountTheBytesTheirRoutePacks) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  auto shape =
+      GemmParams::from_signature("GemmTunableOp_BFloat16_TN", "tn_4096_128_4096_ld_4096_4096_4096");
+  ASSERT_TRUE(shape);
+  const hw::CpuInfo cpu = cpu_with_caches(32 << 10, 1 << 20, 32 << 20);
+  auto space = native_gemm_space(*shape, cpu, 2);
+  ASSERT_TRUE(space);
+  const Knob& kc = (*space)->knob(*(*space)->find_knob("kc"));
+  EXPECT_EQ(kc.entities.back(), 1024);
+  bool deep = false;  // a point only 2 bytes per element fit
+  Rng rng(5);
+  for (const Config& point : (*space)->sample_valid(200, rng)) {
+    const NativeGemmConfig c = native_gemm_config(point);
+    const int bytes = detail::native_packed_bytes(true, c.mr, c.nr);
+    EXPECT_LE(c.kc * c.nr * bytes, 16 << 10) << point.to_string();
+    EXPECT_LE(c.mc * c.kc * bytes, 1 << 20) << point.to_string();
+    deep = deep || c.kc * c.nr * 4 > (16 << 10);
+  }
+  const NativeGemmConfig f = native_gemm_default(cpu, 2);
+  const NativeGemmConfig b = native_gemm_default(cpu, 2, DType::kBFloat16);
+  const bool packs_bf16 = detail::native_packed_bytes(true, b.mr, b.nr) == 2;
+  EXPECT_EQ(packs_bf16, hw::host_cpu().has("avx512_bf16") && hw::cpu().has("avx512_bf16"));
+  EXPECT_EQ(deep, packs_bf16);
+  EXPECT_EQ(b.kc, packs_bf16 ? 2 * f.kc : f.kc) << "the seed's kc follows the bytes";
+  EXPECT_TRUE(nearest_point(**space, b)) << solution_name(b);
+  // Float problems keep 4 bytes and kc <= 512.
+  EXPECT_EQ(detail::native_packed_bytes(false, b.mr, b.nr), 4);
 }
 
 TEST(NativeGemm, TheDefaultBlockingFollowsTheCachesAndIsAPointOfTheSpace) {
