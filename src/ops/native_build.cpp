@@ -56,11 +56,22 @@ const NativeKernels* native_build_for(int mr, int nr) {
   return is_amx_tile(mr, nr) ? &kNativeKernelsV4 : nullptr;
 }
 
+namespace {
+bool both_have_avx512_bf16() {
+  return hw::cpu().has("avx512_bf16") && hw::host_cpu().has("avx512_bf16");
+}
+}  // namespace
+
 const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k, int mr, int nr) {
   if (k == nullptr) return nullptr;
   if (k == &kNativeKernelsV4 && is_amx_tile(mr, nr)) return native_amx_route();
-  const bool both = hw::cpu().has("avx512_bf16") && hw::host_cpu().has("avx512_bf16");
-  return both && k->bf16_pairs != nullptr ? k->bf16_pairs : k->bf16_widened;
+  return both_have_avx512_bf16() && k->bf16_pairs != nullptr ? k->bf16_pairs : k->bf16_widened;
+}
+
+NativeDecodeBf16 native_decode_bf16_kernel(const NativeKernels* k) {
+  if (k == nullptr) return nullptr;
+  const bool pairs = both_have_avx512_bf16() && k->gemv_rows_bf16_pairs != nullptr;
+  return pairs ? k->gemv_rows_bf16_pairs : k->gemv_rows_bf16;
 }
 
 int native_packed_bytes(bool bf16, int mr, int nr) {

@@ -31,6 +31,10 @@ const NativeKernels* native_decode_build();
 /// through AVX512-BF16 when the build has it and the planned and the host CPU both have the
 /// avx512_bf16 flag; else widened to fp32 as packed.
 const NativeBf16Kernels* native_bf16_kernels(const NativeKernels* k, int mr, int nr);
+/// The bf16 decode kernel of build `k`: gemv_rows_bf16_pairs (AVX512-BF16) when the build has it
+/// and the planned and the host CPU both have the avx512_bf16 flag, else gemv_rows_bf16.
+using NativeDecodeBf16 = bool (*)(const NativeBf16Call& call, int rows, int threads);
+NativeDecodeBf16 native_decode_bf16_kernel(const NativeKernels* k);
 /// Bytes per packed element of tile mr x nr for problems of `bf16` or float operands: 2 where
 /// bf16 is packed as bf16 (pairs of depths through AVX512-BF16, or AMX tiles), else 4 (fp32, or
 /// bf16 widened as packed).

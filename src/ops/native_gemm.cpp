@@ -186,15 +186,21 @@ Expected<std::unique_ptr<Candidate<GemmParams>>> make_gemm_instance(const Native
 class NativeDecodeInstance final : public GemmCandidateBase {
  public:
   NativeDecodeInstance(const NativeDecodeConfig& config, const NativeKernels* kernels)
-      : GemmCandidateBase(solution_name(config), "native"), config_(config), kernels_(kernels) {}
+      : GemmCandidateBase(solution_name(config), "native"),
+        config_(config),
+        kernels_(kernels),
+        bf16_(native_decode_bf16_kernel(kernels)) {}
 
   Expected<LibraryBinding> binding() override {
     const bool bf16 = config_.dtype == DType::kBFloat16;
-    return describe_entry(bf16 ? reinterpret_cast<const void*>(kernels_->gemv_rows_bf16)
+    const bool pairs = bf16_ == kernels_->gemv_rows_bf16_pairs;
+    return describe_entry(bf16 ? reinterpret_cast<const void*>(bf16_)
                                : reinterpret_cast<const void*>(kernels_->gemv_rows),
                           bf16 ? "tunekit native_decode_bf16" : "tunekit native_decode_f32",
                           fmt::format("tunekit {} decode kernels{}", kernels_->level,
-                                      bf16 ? ", bf16 widened to fp32 as loaded" : ""));
+                                      !bf16   ? ""
+                                      : pairs ? ", bf16 through AVX512-BF16"
+                                              : ", bf16 widened to fp32 as loaded"));
   }
 
  protected:
@@ -205,7 +211,7 @@ class NativeDecodeInstance final : public GemmCandidateBase {
   Status run_impl(const GemmParams& p) override {
     if (config_.dtype == DType::kBFloat16) {
       return run_as_gemm_calls(p, true, [this](const GemmCall& c) {
-        kernels_->gemv_rows_bf16(native_call<std::uint16_t>(c), config_.rows, config_.threads);
+        bf16_(native_call<std::uint16_t>(c), config_.rows, config_.threads);
         return Status::ok();
       });
     }
@@ -218,6 +224,7 @@ class NativeDecodeInstance final : public GemmCandidateBase {
  private:
   NativeDecodeConfig config_;
   const NativeKernels* kernels_;
+  NativeDecodeBf16 bf16_;  // the bf16 kernel of this CPU (native_decode_bf16_kernel)
 };
 
 // The winning configurations of the problems tuned so far, for seeds (transfer).

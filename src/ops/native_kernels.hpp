@@ -102,6 +102,9 @@ struct NativeKernels {
   /// gemv_rows for bf16 A and B: each vector of A is widened to fp32 as it is loaded (the weights
   /// stream as 2 bytes per element), B is widened once; fp32 accumulation and C.
   bool (*gemv_rows_bf16)(const NativeBf16Call& call, int rows, int threads);
+  /// gemv_rows for bf16 A and B through AVX512-BF16 (VDPBF16PS on the bf16 rows and columns as
+  /// they are; denormals flushed to zero), or null (x86-64-v3). Only for CPUs with avx512_bf16.
+  bool (*gemv_rows_bf16_pairs)(const NativeBf16Call& call, int rows, int threads);
   /// The bf16 blocked GEMM, widened as packed.
   const NativeBf16Kernels* bf16_widened;
   /// The bf16 blocked GEMM through AVX512-BF16, or null (x86-64-v3).

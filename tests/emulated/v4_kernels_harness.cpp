@@ -1,6 +1,6 @@
 // Checks tunekit's x86-64-v4 kernels (src/ops/native_kernels.inc and native_decode.inc: the
 // AVX-512 fp32 blocked GEMM, the bf16 GEMM through AVX512-BF16, the fp32 and bf16 decode
-// kernels) on a CPU without AVX-512,
+// kernels, widened and through AVX512-BF16) on a CPU without AVX-512,
 // by running this program in an emulated Sapphire Rapids CPU (run_v4_kernels.py). Freestanding:
 // no C library and one thread (OpenMP's pragmas are ignored, so a configuration of several
 // threads runs as one); the few runtime functions the kernels need are defined below. The
@@ -120,11 +120,11 @@ double absolute(double x) { return x < 0 ? -x : x; }
 // threads claiming A blocks), or through the drivers that several threads take, entered as
 // thread 0 of 1 (threads sharing each A block; all of B packed before the blocks run all their
 // depth rounds); or the decode kernels.
-enum class Path { kEntry, kShared, kWholeK, kDecode };
+enum class Path { kEntry, kShared, kWholeK, kDecode, kDecodePairs };
 
 struct Case {
   Path path;
-  int mr, nr;  // the tile; for kDecode, mr is the rows read together
+  int mr, nr;  // the tile; for the decode paths, mr is the rows read together
   char ta, tb;
   std::int64_t m, n, k;
   int kc, mc, nc;
@@ -151,6 +151,7 @@ struct Route<float> {
   static bool decode(const NativeCall& c, int rows) {
     return kNativeKernelsV4.gemv_rows(c, rows, 1);
   }
+  static bool decode_pairs(const NativeCall&, int) { return false; }
 };
 template <>
 struct Route<std::uint16_t> {
@@ -166,6 +167,9 @@ struct Route<std::uint16_t> {
   }
   static bool decode(const NativeBf16Call& c, int rows) {
     return kNativeKernelsV4.gemv_rows_bf16(c, rows, 1);
+  }
+  static bool decode_pairs(const NativeBf16Call& c, int rows) {
+    return kNativeKernelsV4.gemv_rows_bf16_pairs(c, rows, 1);
   }
 };
 
@@ -206,6 +210,7 @@ bool run_path(Path path, const NativeCallOf<T>& c, const NativeBlocking& b, cons
   using E = typename Route<T>::E;
   if (path == Path::kEntry) return Route<T>::gemm(c, b, packed);
   if (path == Path::kDecode) return Route<T>::decode(c, b.mr);
+  if (path == Path::kDecodePairs) return Route<T>::decode_pairs(c, b.mr);
   if (b.mr == 32) run_driver<E, 2, 12>(path, c, b, packed);
   if (b.mr == 48) run_driver<E, 3, 8>(path, c, b, packed);
   if (b.mr == 16) run_driver<E, 1, 24>(path, c, b, packed);
@@ -316,15 +321,15 @@ void blocked_cases() {
   }
 }
 
-// The decode kernels: rows of A read together, 1 to 16 columns of B in either layout, k with
-// and without a tail past the vectors.
+// The decode kernels (for bf16 also the AVX512-BF16 one): rows of A read together, 1 to 16
+// columns of B in either layout, k with and without a tail past the vectors.
 template <class T>
-void decode_cases() {
+void decode_cases(Path path) {
   for (int rows : {1, 2, 4, 8}) {
     for (std::int64_t n : {1, 5, 16}) {
       for (char tb : {'n', 't'}) {
         const std::int64_t k = n == 16 ? 613 : 83;
-        run<T>({Path::kDecode, rows, 0, 't', tb, 37, n, k, 0, 0, 0, NativeOrder::kJI, 0.5f,
+        run<T>({path, rows, 0, 't', tb, 37, n, k, 0, 0, 0, NativeOrder::kJI, 0.5f,
                 n == 5 ? 0.25f : 0.0f, false});
       }
     }
@@ -336,8 +341,9 @@ void decode_cases() {
 extern "C" void tk_main() {
   blocked_cases<float>();
   blocked_cases<std::uint16_t>();
-  decode_cases<float>();
-  decode_cases<std::uint16_t>();
+  decode_cases<float>(Path::kDecode);
+  decode_cases<std::uint16_t>(Path::kDecode);
+  decode_cases<std::uint16_t>(Path::kDecodePairs);
   tk_report.magic = kDone;
 }
 

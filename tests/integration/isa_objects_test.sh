@@ -8,8 +8,10 @@
 # optimised build is assumed: at -O0 std:: helpers stay out of line). tunekit's x86-64-v4 kernels
 # are compiled with AVX512-BF16 enabled for their bf16 GEMM; x86-64-v4 CPUs without the extension
 # run the rest, so the object's AVX512-BF16 instructions must all be inside the bf16 element
-# policy's (Bf16Pairs, vdot_pairs) functions; likewise its AMX instructions inside the AMX
-# policy's (Bf16Tiles), which only CPUs with AMX enter.
+# policy's (Bf16Pairs, vdot_pairs) functions or the decode kernel on bf16 columns (templates
+# of <unsigned short, unsigned short>, gemv_rows_bf16_pairs), which only CPUs with the
+# extension enter; likewise its AMX instructions inside the AMX policy's (Bf16Tiles), which
+# only CPUs with AMX enter.
 # Usage: isa_objects_test.sh <object files of tunekit_ops...>
 set -uo pipefail
 eigen=0; native=0; fails=0
@@ -55,7 +57,8 @@ v4_checked=0
 for obj in "$@"; do
   [ "$(basename "$obj")" = native_kernels_v4.cpp.o ] || continue
   v4_checked=1
-  confined "$obj" AVX512-BF16 'vdpbf16ps|vcvtneps2bf16|vcvtne2ps2bf16' 'Bf16Pairs|vdot_pairs'
+  confined "$obj" AVX512-BF16 'vdpbf16ps|vcvtneps2bf16|vcvtne2ps2bf16' \
+    'Bf16Pairs|vdot_pairs|<unsigned short, unsigned short|gemv_rows_bf16_pairs'
   confined "$obj" AMX 'ldtilecfg|tilerelease|tilezero|tileloadd|tileloaddt1|tilestored|tdp' \
     'Bf16Tiles'
 done
