@@ -15,7 +15,8 @@ namespace tunekit::ops {
 namespace {
 
 constexpr std::int64_t kKcValues[] = {64, 128, 192, 256, 384, 512};
-// bf16 problems: packed as bf16 (2 bytes per element) deeper panels fit the same caches.
+// bf16 problems: where packed as bf16 (2 bytes per element), deeper panels fit the same caches
+// (the constraints drop what does not fit the tile's route).
 constexpr std::int64_t kKcValuesBf16[] = {64, 128, 192, 256, 384, 512, 768, 1024};
 
 std::span<const std::int64_t> kc_values(DType dtype) {

@@ -9,7 +9,8 @@
 # are compiled with AVX512-BF16 enabled for their bf16 GEMM; x86-64-v4 CPUs without the extension
 # run the rest, so the object's AVX512-BF16 instructions must all be inside the bf16 element
 # policy's (Bf16Pairs, vdot_pairs) functions or the decode kernel on bf16 columns (templates
-# of <unsigned short, unsigned short>, gemv_rows_bf16_pairs), which only CPUs with the
+# of <unsigned short, unsigned short>, gemv_rows_bf16_pairs, accumulate on bf16 rows and
+# columns), which only CPUs with the
 # extension enter; likewise its AMX instructions inside the AMX policy's (Bf16Tiles), which
 # only CPUs with AMX enter.
 # Usage: isa_objects_test.sh <object files of tunekit_ops...>
@@ -58,7 +59,7 @@ for obj in "$@"; do
   [ "$(basename "$obj")" = native_kernels_v4.cpp.o ] || continue
   v4_checked=1
   confined "$obj" AVX512-BF16 'vdpbf16ps|vcvtneps2bf16|vcvtne2ps2bf16' \
-    'Bf16Pairs|vdot_pairs|<unsigned short, unsigned short|gemv_rows_bf16_pairs'
+    'Bf16Pairs|vdot_pairs|<unsigned short, unsigned short|gemv_rows_bf16_pairs|accumulate<[0-9]+, [0-9]+>\(unsigned short const\* const\*, long, unsigned short const\* const\*'
   confined "$obj" AMX 'ldtilecfg|tilerelease|tilezero|tileloadd|tileloaddt1|tilestored|tdp' \
     'Bf16Tiles'
 done

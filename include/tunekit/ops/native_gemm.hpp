@@ -84,7 +84,7 @@ std::string native_amx_refusal();
 /// in half the L1d; the mc x kc block of A fits in L2; the kc x nc panel of B in half the LLC
 /// (cpu.l1d_bytes, l2_bytes, llc_bytes; 32 KiB, 512 KiB, 16 MiB when unknown), counting 4 bytes
 /// per packed element, or 2 where the tile's route packs bf16 problems as bf16 (pairs of depths
-/// through AVX512-BF16, AMX tiles).
+/// through AVX512-BF16, AMX tiles; the route of hw::cpu() and the host, not of `cpu`).
 /// Errors: kUnsupported for a CPU without micro-kernels (below x86-64-v3).
 Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& params,
                                                                const hw::CpuInfo& cpu, int threads);
@@ -95,7 +95,8 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
 /// multiple of mr, 48..768) whose mc x kc block of A takes at most 60% of L2; and nc up to 4096
 /// with the kc x nc panel of B in at most half the LLC. Order "ji". Cache sizes default as in
 /// native_gemm_space(). Bytes per packed element are 4, or 2 for bf16 problems where the tile's
-/// route packs bf16 (native_gemm_space()), whose kc then goes up to 1024. Used as the search's
+/// route packs bf16 (native_gemm_space()); bf16 problems choose kc among 64..1024. The route is
+/// that of hw::cpu() and the host, as for native_tiles(). Used as the search's
 /// first seed and (float) by run() of the template.
 NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads,
                                      DType dtype = DType::kFloat);
