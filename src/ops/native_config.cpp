@@ -18,14 +18,14 @@ constexpr std::int64_t kKcValues[] = {64, 128, 192, 256, 384, 512};
 // bf16 problems: where packed as bf16 (2 bytes per element), deeper panels fit the same caches
 // (the constraints drop what does not fit the tile's route).
 constexpr std::int64_t kKcValuesBf16[] = {64, 128, 192, 256, 384, 512, 768, 1024};
+constexpr std::int64_t kMcValues[] = {48, 96, 144, 192, 288, 384, 576, 768};
+constexpr std::int64_t kNcValues[] = {256, 512, 1024, 2048, 4096, 8192};
+constexpr int kRowsValues[] = {1, 2, 4, 8};
 
 std::span<const std::int64_t> kc_values(DType dtype) {
   if (dtype == DType::kBFloat16) return kKcValuesBf16;
   return kKcValues;
 }
-constexpr std::int64_t kMcValues[] = {48, 96, 144, 192, 288, 384, 576, 768};
-constexpr std::int64_t kNcValues[] = {256, 512, 1024, 2048, 4096, 8192};
-constexpr int kRowsValues[] = {1, 2, 4, 8};
 
 // The values below `dim`, then the first at or above it (bigger ones behave the same).
 std::vector<nlohmann::json> up_to(std::span<const std::int64_t> values, std::int64_t dim) {

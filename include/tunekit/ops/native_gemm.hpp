@@ -76,16 +76,16 @@ std::string native_amx_refusal();
 /// The blocked family's configuration space for `params` on `cpu` with up to `threads` threads.
 /// Knobs: tile ("16x6", ...: native_tiles(), and for bf16 problems native_amx_tiles()), kc
 /// (64..512; 64..1024 for bf16 problems), mc (48..768, used rounded down to a multiple of mr), nc
-/// (256..8192, rounded down to a
-/// multiple of nr), order ("ji", "ij") and threads (1 and `threads`). Values far past the problem's
-/// dims are dropped (one value at or above m, n or k is kept). Constraints from the hardware: the
-/// accumulators, one vector per mr/W rows and one broadcast fit the vector registers (an AMX tile's
-/// 4 accumulator and 4 operand tiles fit the 8 tile registers); the kc x nr micro-panel of B fits
-/// in half the L1d; the mc x kc block of A fits in L2; the kc x nc panel of B in half the LLC
-/// (cpu.l1d_bytes, l2_bytes, llc_bytes; 32 KiB, 512 KiB, 16 MiB when unknown), counting 4 bytes
-/// per packed element, or 2 where the tile's route packs bf16 problems as bf16 (pairs of depths
-/// through AVX512-BF16, AMX tiles; the route of hw::cpu() and the host, not of `cpu`).
-/// Errors: kUnsupported for a CPU without micro-kernels (below x86-64-v3).
+/// (256..8192, rounded down to a multiple of nr), order ("ji", "ij") and threads (1 and
+/// `threads`). Values far past the problem's dims are dropped (one value at or above m, n or k is
+/// kept). Constraints from the hardware: the accumulators, one vector per mr/W rows and one
+/// broadcast fit the vector registers (an AMX tile's 4 accumulator and 4 operand tiles fit the 8
+/// tile registers); the kc x nr micro-panel of B fits in half the L1d; the mc x kc block of A fits
+/// in L2; the kc x nc panel of B in half the LLC (cpu.l1d_bytes, l2_bytes, llc_bytes; 32 KiB, 512
+/// KiB, 16 MiB when unknown), counting 4 bytes per packed element, or 2 where the tile's route
+/// packs bf16 problems as bf16 (pairs of depths through AVX512-BF16, AMX tiles; the route of
+/// hw::cpu() and the host, not of `cpu`). Errors: kUnsupported for a CPU without micro-kernels
+/// (below x86-64-v3).
 Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams& params,
                                                                const hw::CpuInfo& cpu, int threads);
 /// The blocked family's starting configuration on `cpu` with `threads` threads, after the
@@ -96,8 +96,8 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
 /// with the kc x nc panel of B in at most half the LLC. Order "ji". Cache sizes default as in
 /// native_gemm_space(). Bytes per packed element are 4, or 2 for bf16 problems where the tile's
 /// route packs bf16 (native_gemm_space()); bf16 problems choose kc among 64..1024. The route is
-/// that of hw::cpu() and the host, as for native_tiles(). Used as the search's
-/// first seed and (float) by run() of the template.
+/// that of hw::cpu() and the host, as for native_tiles(). Used as the search's first seed and
+/// (float) by run() of the template.
 NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads,
                                      DType dtype = DType::kFloat);
 /// The configuration a point of native_gemm_space() stands for (mc, nc rounded).

@@ -555,7 +555,7 @@ TEST(NativeGemm, Bf16SpacesCountTheBytesTheirRoutePacks) {
   EXPECT_EQ(deep, packs_bf16);
   EXPECT_EQ(b.kc, packs_bf16 ? 2 * f.kc : f.kc) << "the seed's kc follows the bytes";
   EXPECT_TRUE(nearest_point(**space, b)) << solution_name(b);
-  // Float problems keep 4 bytes and kc <= 512.
+  // Float problems keep 4 bytes.
   EXPECT_EQ(detail::native_packed_bytes(false, b.mr, b.nr), 4);
 }
 
