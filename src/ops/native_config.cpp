@@ -137,8 +137,9 @@ Expected<int> int_field(std::string_view name, const std::pair<std::string, std:
 }  // namespace
 
 std::string solution_name(const NativeGemmConfig& c) {
-  return fmt::format("{}[mr={},nr={},kc={},mc={},nc={},order={},threads={}]", kNativeGemmFamily,
-                     c.mr, c.nr, c.kc, c.mc, c.nc, c.order, c.threads);
+  return fmt::format("{}[mr={},nr={},kc={},mc={},nc={},order={},threads={}{}]", kNativeGemmFamily,
+                     c.mr, c.nr, c.kc, c.mc, c.nc, c.order, c.threads,
+                     c.part == "own" ? ",part=own" : "");
 }
 
 std::string solution_name(const NativeDecodeConfig& c) {
@@ -150,9 +151,20 @@ std::string solution_name(const NativeDecodeConfig& c) {
 Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
   auto fields = fields_of(name, kNativeGemmFamily);
   if (!fields) return fields.status();
-  const auto& f = *fields;
-  TUNEKIT_RETURN_IF_ERROR(expect_keys(name, f, {"mr", "nr", "kc", "mc", "nc", "order", "threads"}));
+  auto& f = *fields;
   NativeGemmConfig c;
+  if (f.size() == 8 && f[7].first == "part") {
+    // One spelling per configuration: the default ("shared") is written without the field.
+    if (f[7].second != "own") {
+      return Status(StatusCode::kParseError,
+                    fmt::format("'{}': part={} is not own (part=shared is written without the "
+                                "field)",
+                                name, f[7].second));
+    }
+    c.part = "own";
+    f.pop_back();
+  }
+  TUNEKIT_RETURN_IF_ERROR(expect_keys(name, f, {"mr", "nr", "kc", "mc", "nc", "order", "threads"}));
   int* ints[] = {&c.mr, &c.nr, &c.kc, &c.mc, &c.nc};
   const int hi[] = {64, 64, 1 << 20, 1 << 24, 1 << 24};
   for (std::size_t i = 0; i < 5; ++i) {
@@ -251,6 +263,13 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("nc", up_to(kNcValues, p.n)));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("order", {"ji", "ij"}));
   TUNEKIT_RETURN_IF_ERROR(space->define_knob("threads", thread_values(threads)));
+  std::vector<nlohmann::json> parts{"shared"};
+  if (threads > 1) parts.emplace_back("own");
+  TUNEKIT_RETURN_IF_ERROR(space->define_knob("part", parts));
+  TUNEKIT_RETURN_IF_ERROR(space->add_constraint(
+      "part own needs more than one thread", {"threads", "part"}, [](const ConfigView& v) {
+        return v.number("threads") > 1 || v["part"].get<std::string>() == "shared";
+      }));
   const Caches caches = caches_of(cpu);
   const auto l1 = static_cast<double>(caches.l1);
   const auto l2 = static_cast<double>(caches.l2);
@@ -324,6 +343,7 @@ NativeGemmConfig native_gemm_config(const Config& config) {
   c.nc = round_to(static_cast<std::int64_t>(config.number("nc")), c.nr);
   c.order = config["order"].get<std::string>();
   c.threads = static_cast<int>(config.number("threads"));
+  c.part = config["part"].get<std::string>();
   return c;
 }
 
@@ -336,8 +356,12 @@ std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmCo
     for (std::uint32_t e = 0; e < knob.size(); ++e) {
       const nlohmann::json& v = knob.entities[e];
       double distance = 0;
-      if (knob.name == "tile" || knob.name == "order") {
-        distance = v.get<std::string>() == (knob.name == "tile" ? tile : c.order) ? 0 : 1e9;
+      if (knob.name == "tile" || knob.name == "order" || knob.name == "part") {
+        const std::string& want = knob.name == "tile"    ? tile
+                                  : knob.name == "order" ? c.order
+                                                         : c.part;
+        // A part the space lacks (own with one thread) gives way to the other.
+        distance = v.get<std::string>() == want ? 0 : knob.name == "part" ? 1 : 1e9;
       } else {
         const double want = knob.name == "kc"   ? c.kc
                             : knob.name == "mc" ? c.mc

@@ -48,6 +48,7 @@ NativeBlocking blocking_of(const NativeGemmConfig& c) {
   b.nc = c.nc;
   b.order = c.order == "ij" ? NativeOrder::kIJ : NativeOrder::kJI;
   b.threads = c.threads;
+  b.own_rows = c.part == "own";
   return b;
 }
 

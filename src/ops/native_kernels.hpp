@@ -47,6 +47,13 @@ struct NativeBlocking {
   int kc = 256, mc = 96, nc = 4032;
   NativeOrder order = NativeOrder::kJI;
   int threads = 1;
+  /// How `threads` > 1 threads divide a call. false: they pack each kc x nc panel of B together
+  /// and claim mc blocks of A (or split the nr panels of each block when there are fewer than 4
+  /// blocks per thread), one barrier per round. true: each thread takes a contiguous share of
+  /// the rows of C (whole mr panels; whole mc blocks when A is packed already) and multiplies
+  /// it as one thread would, packing its own panels of B and blocks of A: no barrier, B packed
+  /// once per thread.
+  bool own_rows = false;
 };
 
 /// A micro-kernel shape a build offers.

@@ -119,8 +119,9 @@ double absolute(double x) { return x < 0 ? -x : x; }
 // The kernels under test: the blocked GEMM through its entry point (its single-thread driver,
 // threads claiming A blocks), or through the drivers that several threads take, entered as
 // thread 0 of 1 (threads sharing each A block; all of B packed before the blocks run all their
-// depth rounds); or the decode kernels.
-enum class Path { kEntry, kShared, kWholeK, kDecode, kDecodePairs };
+// depth rounds), or as each of 3 threads in turn (threads owning their rows of C); or the decode
+// kernels.
+enum class Path { kEntry, kShared, kWholeK, kOwn, kDecode, kDecodePairs };
 
 struct Case {
   Path path;
@@ -197,6 +198,10 @@ void run_driver(Path path, const CallOf<E>& c, const NativeBlocking& blocking,
   const NativeBlocking b = balanced<E>(blocking, c.m, c.n, c.k);
   if (path == Path::kShared) {
     shared_rounds<E, MV, NR>(c, b, packed_a);
+    return;
+  }
+  if (path == Path::kOwn) {
+    for (int t = 0; t < 3; ++t) drive_own<E, MV, NR>(c, b, packed_a, t, 3);
     return;
   }
   const std::int64_t rounds = (c.k + b.kc - 1) / b.kc;
@@ -289,7 +294,7 @@ void run(const Case& t) {
 }
 
 // The blocked GEMM on every v4 tile and layout: several mc, nc and kc rounds, edge tiles in both
-// dimensions, odd k (an odd last depth round), k = 1, alpha and beta, both orders, the three
+// dimensions, odd k (an odd last depth round), k = 1, alpha and beta, both orders, the four
 // driver paths, constant (packed) weights.
 template <class T>
 void blocked_cases() {
@@ -314,6 +319,10 @@ void blocked_cases() {
           {Path::kWholeK, mr, nr, ta, tb, 3 * mr + 5, 2 * nr + 3, 77, 32, mr, 4 * nr,
            NativeOrder::kJI, 1.5f, 0.5f, false},
           {Path::kWholeK, mr, nr, ta, tb, 2 * mr + 9, nr + 5, 51, 16, mr, 4 * nr, NativeOrder::kIJ,
+           1.0f, 0.0f, true},
+          {Path::kOwn, mr, nr, ta, tb, 4 * mr + 5, 2 * nr + 3, 45, 16, 2 * mr, nr, NativeOrder::kJI,
+           1.0f, 0.5f, false},
+          {Path::kOwn, mr, nr, ta, tb, 5 * mr + 3, nr + 2, 33, 20, mr, 2 * nr, NativeOrder::kIJ,
            1.0f, 0.0f, true},
       };
       for (const Case& t : cases) run<T>(t);

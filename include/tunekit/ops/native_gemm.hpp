@@ -24,13 +24,18 @@ inline constexpr std::string_view kNativeDecodeBf16Family = "native_decode_bf16"
 /// One configuration of the blocked GEMM family (GotoBLAS / BLIS structure): an mr x nr
 /// register-blocked micro-kernel (mr rows of C in whole vectors, nr broadcast columns), A packed
 /// in mc x kc blocks, B in kc x nc panels, the macro-kernel's loop order ("ji": column panels
-/// outer, as BLIS; "ij": row panels outer) and the OpenMP threads of one call.
+/// outer, as BLIS; "ij": row panels outer), the OpenMP threads of one call and how they divide
+/// it ("shared": they pack each panel of B together and claim blocks of A, a barrier per panel;
+/// "own": each thread takes a contiguous share of the rows of C and packs its own panels, no
+/// barrier; a call with fewer shares than threads runs "shared").
 /// Invariants (parse and space guarantee them): (mr, nr) is a micro-kernel of a build this CPU
-/// runs, mc a multiple of mr, nc a multiple of nr, 1 <= kc <= 2^20, 1 <= threads <= 1024.
+/// runs, mc a multiple of mr, nc a multiple of nr, 1 <= kc <= 2^20, 1 <= threads <= 1024, part
+/// "shared" or "own".
 struct NativeGemmConfig {
   int mr = 16, nr = 6, kc = 256, mc = 144, nc = 4092;
   std::string order = "ji";
   int threads = 1;
+  std::string part = "shared";
   friend bool operator==(const NativeGemmConfig&, const NativeGemmConfig&) = default;
 };
 
@@ -46,7 +51,9 @@ struct NativeDecodeConfig {
   friend bool operator==(const NativeDecodeConfig&, const NativeDecodeConfig&) = default;
 };
 
-/// "native_f32[mr=16,nr=6,kc=256,mc=144,nc=4092,order=ji,threads=2]".
+/// "native_f32[mr=16,nr=6,kc=256,mc=144,nc=4092,order=ji,threads=2]"; part "own" adds
+/// ",part=own" after threads (the default "shared" is not written, so names stored before the
+/// knob existed still name the same configuration).
 std::string solution_name(const NativeGemmConfig& config);
 /// "native_decode_f32[rows=4,threads=2]" ("native_decode_bf16[...]" for bf16).
 std::string solution_name(const NativeDecodeConfig& config);
@@ -76,8 +83,9 @@ std::string native_amx_refusal();
 /// The blocked family's configuration space for `params` on `cpu` with up to `threads` threads.
 /// Knobs: tile ("16x6", ...: native_tiles(), and for bf16 problems native_amx_tiles()), kc
 /// (64..512; 64..1024 for bf16 problems), mc (48..768, used rounded down to a multiple of mr), nc
-/// (256..8192, rounded down to a multiple of nr), order ("ji", "ij") and threads (1 and
-/// `threads`). Values far past the problem's dims are dropped (one value at or above m, n or k is
+/// (256..8192, rounded down to a multiple of nr), order ("ji", "ij"), threads (1 and
+/// `threads`) and part ("shared", and "own" when `threads` > 1, for more than one thread only).
+/// Values far past the problem's dims are dropped (one value at or above m, n or k is
 /// kept). Constraints from the hardware: the accumulators, one vector per mr/W rows and one
 /// broadcast fit the vector registers (an AMX tile's 4 accumulator and 4 operand tiles fit the 8
 /// tile registers); the kc x nr micro-panel of B fits in half the L1d; the mc x kc block of A fits
@@ -103,7 +111,7 @@ NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads,
 /// The configuration a point of native_gemm_space() stands for (mc, nc rounded).
 NativeGemmConfig native_gemm_config(const Config& config);
 /// The space's point closest to `config` (same tile, order and threads where offered; nearest
-/// kc, mc, nc), if that point is valid.
+/// kc, mc, nc; the same part, or "shared" where "own" is not offered), if that point is valid.
 std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmConfig& config);
 
 /// The decode family's space: rows (1, 2, 4, 8) and threads (1 and `threads`).

@@ -89,12 +89,17 @@ TEST(NativeGemm, EveryMicroKernelMatchesAPlainLoop) {
   unsigned seed = 1;
   for (const auto& [mr, nr] : tiles) {
     for (const char* t : {"nn", "nt", "tn", "tt"}) {
-      // {threads, nc in nr}: with 3 threads there are enough A blocks for the threads to claim
-      // whole blocks, round by round or, when all of B is one column round, with every depth
-      // round of a block at once.
-      for (const auto& [threads, nc_panels] : {std::pair{1, 1}, {2, 1}, {3, 1}, {3, 4}}) {
+      // {threads, nc in nr, part}: with 3 threads there are enough A blocks for the threads to
+      // claim whole blocks, round by round or, when all of B is one column round, with every
+      // depth round of a block at once; part "own" splits the rows of C unevenly with 3 threads.
+      for (const auto& [threads, nc_panels, part] : {std::tuple{1, 1, "shared"},
+                                                     {2, 1, "shared"},
+                                                     {3, 1, "shared"},
+                                                     {3, 4, "shared"},
+                                                     {2, 1, "own"},
+                                                     {3, 4, "own"}}) {
         SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads
-                                        << " nc " << nc_panels * nr);
+                                        << " nc " << nc_panels * nr << " part " << part);
         // Several mc, nc and kc blocks, edge tiles in both dims, beta 0 and not.
         const std::int64_t m = threads == 3 ? 12 * mr + 5 : 3 * mr + 5;
         Problem prob(t[0], t[1], m, 2 * nr + 3, 77, 1.5f, threads == 1 ? 0.0f : 0.5f, seed++);
@@ -106,6 +111,7 @@ TEST(NativeGemm, EveryMicroKernelMatchesAPlainLoop) {
         config.nc = nc_panels * nr;
         config.order = threads == 2 ? "ij" : "ji";
         config.threads = threads;
+        config.part = part;
         ASSERT_TRUE(native_gemm(prob.p, config));
         EXPECT_LT(prob.error(), 1e-4);
       }
@@ -114,7 +120,8 @@ TEST(NativeGemm, EveryMicroKernelMatchesAPlainLoop) {
 }
 
 // Constant weights: A is packed on the first call with the call's blocking (kc evened out over
-// k) and the pack serves the next calls; the threads claim the packed blocks.
+// k) and the pack serves the next calls; the threads claim the packed blocks, or (part "own")
+// each takes a contiguous share of them.
 TEST(NativeGemm, ConstantWeightsPackedOnceServeLaterCalls) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
   const auto [mr, nr] = native_tiles().front();
@@ -127,8 +134,10 @@ TEST(NativeGemm, ConstantWeightsPackedOnceServeLaterCalls) {
   config.threads = 2;
   // nc = nr: B in several column rounds; nc = 4 nr: all of B in one (every depth round of a
   // claimed block at once).
-  for (int nc : {nr, 4 * nr}) {
+  for (const auto& [nc, part] : {std::pair{nr, "shared"}, {4 * nr, "shared"}, {nr, "own"}}) {
+    SCOPED_TRACE(part);
     config.nc = nc;
+    config.part = part;
     auto family = make_native_gemm_template(/*constant_a=*/true);
     auto instance = as_template(*family)->from_name(solution_name(config));
     ASSERT_TRUE(instance) << instance.status().to_string();
@@ -314,16 +323,26 @@ TEST(NativeGemm, Bf16ProblemsRunOnEveryTileByTheirCpusRoute) {
                         : pairs_here && mr * nr == 384 ? "AVX512-BF16"
                                                        : "widened";
     for (const char* t : {"nn", "nt", "tn", "tt"}) {
-      for (const auto& [threads, nc_panels] : {std::pair{1, 1}, {2, 1}, {3, 1}, {3, 4}}) {
-        SCOPED_TRACE(testing::Message() << mr << "x" << nr << " " << t << " threads " << threads
-                                        << " nc " << nc_panels * nr << " " << route);
+      for (const auto& [threads, nc_panels, part] : {std::tuple{1, 1, "shared"},
+                                                     {2, 1, "shared"},
+                                                     {3, 1, "shared"},
+                                                     {3, 4, "shared"},
+                                                     {3, 1, "own"}}) {
+        SCOPED_TRACE(testing::Message()
+                     << mr << "x" << nr << " " << t << " threads " << threads << " nc "
+                     << nc_panels * nr << " " << route << " part " << part);
         const std::int64_t m = threads == 3 ? 12 * mr + 5 : 3 * mr + 5;
         Problem prob(t[0], t[1], m, 2 * nr + 3, 77, 1.5f, threads == 1 ? 0.0f : 0.5f, seed++);
         std::vector<BFloat16> a, b;
         const GemmParams p = as_bf16(prob, a, b);
-        NativeGemmConfig config{
-            mr,     nr, 32, threads == 3 ? mr : 2 * mr, nc_panels * nr, threads == 2 ? "ij" : "ji",
-            threads};
+        NativeGemmConfig config{mr,
+                                nr,
+                                32,
+                                threads == 3 ? mr : 2 * mr,
+                                nc_panels * nr,
+                                threads == 2 ? "ij" : "ji",
+                                threads,
+                                part};
         ASSERT_TRUE(native_gemm(p, config));
         EXPECT_LT(prob.error(), 1e-4);
         auto family = make_native_gemm_template(/*constant_a=*/true);
@@ -449,10 +468,16 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
   config.nc = 100 * config.nr;
   config.order = "ij";
   config.threads = 2;
-  const std::string name = solution_name(config);
-  auto parsed = parse_native_gemm_name(name);
-  ASSERT_TRUE(parsed) << parsed.status().to_string();
-  EXPECT_EQ(*parsed, config);
+  for (const char* part : {"shared", "own"}) {
+    config.part = part;
+    const std::string name = solution_name(config);
+    // The default part is not written: names stored before the knob existed keep their meaning.
+    EXPECT_EQ(name.find("part="), part == std::string("own") ? name.size() - 9 : std::string::npos)
+        << name;
+    auto parsed = parse_native_gemm_name(name);
+    ASSERT_TRUE(parsed) << parsed.status().to_string();
+    EXPECT_EQ(*parsed, config);
+  }
   EXPECT_EQ(parse_native_gemm_name("blis[arch=zen3]").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(parse_native_gemm_name("native_f32").status().code(), StatusCode::kNotFound);
   for (const char* bad :
@@ -465,7 +490,11 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
         "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=1,x=1]",
         "native_f32[mr=16,nr=6,kc=0256,mc=96,nc=4092,order=ji,threads=1]",
         "native_f32[mr=16,nr=6,kc=+256,mc=96,nc=4092,order=ji,threads=1]",
-        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=[1]]"}) {
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=[1]]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=shared]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=rows]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,part=own,threads=2]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=own,x=1]"}) {
     auto r = parse_native_gemm_name(bad);
     EXPECT_EQ(r.status().code(), StatusCode::kParseError) << bad;
   }
@@ -521,10 +550,16 @@ TEST(NativeGemm, SpaceConstraintsComeFromTheCacheSizes) {
     EXPECT_EQ(c.mc % c.mr, 0);
     EXPECT_EQ(c.nc % c.nr, 0);
     EXPECT_TRUE(c.threads == 1 || c.threads == 2);
+    EXPECT_TRUE(c.part == "shared" || (c.part == "own" && c.threads == 2)) << point.to_string();
   }
   // n = 128: nc values stop at the first one covering n.
   const Knob& nc = (*s_small)->knob(*(*s_small)->find_knob("nc"));
   EXPECT_EQ(nc.entities.back(), 256);
+  // Threads owning their rows is a choice for more than one thread only.
+  auto one = native_gemm_space(*shape, small, 1);
+  ASSERT_TRUE(one);
+  EXPECT_EQ((*one)->knob(*(*one)->find_knob("part")).size(), 1u);
+  EXPECT_EQ((*s_small)->knob(*(*s_small)->find_knob("part")).size(), 2u);
 }
 
 // bf16 problems: tiles whose route packs bf16 as bf16 (AVX512-BF16 pairs, AMX) count 2 bytes per
