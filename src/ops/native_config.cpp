@@ -313,11 +313,18 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
 }
 
 NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType dtype) {
-  NativeGemmConfig c;
   const auto tiles = native_tiles();
-  if (!tiles.empty()) std::tie(c.mr, c.nr) = tiles.front();
+  if (tiles.empty()) return native_gemm_default(cpu, threads, dtype, NativeGemmConfig().mr, 0);
+  return native_gemm_default(cpu, threads, dtype, tiles.front().first, tiles.front().second);
+}
+
+NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType dtype, int mr,
+                                     int nr) {
+  NativeGemmConfig c;
+  c.mr = mr;
+  c.nr = nr > 0 ? nr : c.nr;
   const std::int64_t bytes =
-      tiles.empty() ? 4 : detail::native_packed_bytes(dtype == DType::kBFloat16, c.mr, c.nr);
+      nr <= 0 ? 4 : detail::native_packed_bytes(dtype == DType::kBFloat16, c.mr, c.nr);
   const auto [l1, l2, llc] = caches_of(cpu);
   const auto kcs = kc_values(dtype);
   c.kc = static_cast<int>(kcs[0]);

@@ -302,14 +302,20 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
     for (const NativeGemmConfig& c : history_.nearest(p, transfer ? kTransferSeeds : 0)) {
       if (auto point = nearest_point(space, c)) out.push_back(std::move(*point));
     }
-    // The analytical blocking with each way of dividing the threads (own rows first: on
-    // compute-bound problems it gains 10-15% over shared panels, docs/native.md).
-    NativeGemmConfig first = native_gemm_default(hw::cpu(), num_threads(), p.dtype);
-    for (const char* part : {"own", "shared"}) {
-      first.part = part;
-      if (first.part == "own" && first.threads == 1) continue;
-      if (auto point = nearest_point(space, first)) out.push_back(std::move(*point));
+    // The analytical blocking of every micro-kernel of the widest build, with threads owning
+    // their rows (on compute-bound problems 10-15% faster than sharing the panels of B,
+    // docs/native.md), then the first with shared panels: which shape wins differs by vendor.
+    const auto tiles = native_tiles();
+    if (tiles.empty()) return out;
+    const auto* widest = detail::native_build_for(tiles.front().first, tiles.front().second);
+    for (const auto& [mr, nr] : tiles) {
+      if (detail::native_build_for(mr, nr) != widest || num_threads() == 1) break;
+      NativeGemmConfig c = native_gemm_default(hw::cpu(), num_threads(), p.dtype, mr, nr);
+      c.part = "own";
+      if (auto point = nearest_point(space, c)) out.push_back(std::move(*point));
     }
+    const NativeGemmConfig first = native_gemm_default(hw::cpu(), num_threads(), p.dtype);
+    if (auto point = nearest_point(space, first)) out.push_back(std::move(*point));
     return out;
   }
   void remember(const GemmParams& p, const Config& config, double) override {

@@ -108,6 +108,9 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
 /// (float) by run() of the template.
 NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads,
                                      DType dtype = DType::kFloat);
+/// The same analytical blocking for the micro-kernel `mr` x `nr` (a tile of native_tiles()).
+NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType dtype, int mr,
+                                     int nr);
 /// The configuration a point of native_gemm_space() stands for (mc, nc rounded).
 NativeGemmConfig native_gemm_config(const Config& config);
 /// The space's point closest to `config` (same tile, order and threads where offered; nearest

@@ -621,6 +621,42 @@ TEST(NativeGemm, TheDefaultBlockingFollowsTheCachesAndIsAPointOfTheSpace) {
   EXPECT_EQ(s.threads, 1);
 }
 
+// Without stored winners, a search with several threads starts from the analytical blocking of
+// every micro-kernel of the widest build with threads owning their rows, then from the first
+// micro-kernel's with shared panels.
+TEST(NativeGemm, SearchesStartFromEveryWidestTileWithOwnRowsThenSharedPanels) {
+  if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
+  const int before = num_threads();
+  if (set_num_threads(2) != 2) {
+    set_num_threads(before);
+    GTEST_SKIP() << "one usable core";
+  }
+  auto p =
+      GemmParams::from_signature("GemmTunableOp_float_TN", "tn_4096_512_4096_ld_4096_4096_4096");
+  ASSERT_TRUE(p);
+  auto candidate = make_native_gemm_template(false);
+  TemplateCandidate<GemmParams>* tmpl = as_template(*candidate);
+  auto space = tmpl->space(*p);
+  ASSERT_TRUE(space) << space.status().to_string();
+  const std::vector<Config> seeds = tmpl->seeds(*p, **space, false);
+  set_num_threads(before);
+  const auto tiles = native_tiles();
+  const auto* widest = detail::native_build_for(tiles.front().first, tiles.front().second);
+  std::size_t own = 0;
+  while (own < tiles.size() &&
+         detail::native_build_for(tiles[own].first, tiles[own].second) == widest) {
+    ++own;
+  }
+  ASSERT_EQ(seeds.size(), own + 1);
+  for (std::size_t i = 0; i <= own; ++i) {
+    const NativeGemmConfig c = native_gemm_config(seeds[i]);
+    const auto tile = tiles[i < own ? i : 0];
+    EXPECT_EQ(std::pair(c.mr, c.nr), tile) << seeds[i].to_string();
+    EXPECT_EQ(c.part, i < own ? "own" : "shared") << seeds[i].to_string();
+    EXPECT_EQ(c.threads, 2);
+  }
+}
+
 // Transfer across processes: a stored winner handed to its template (as TunableOp does with the
 // results file's lines) seeds the search of the nearest problems first; names of other families,
 // of the other dtype, or malformed ones are ignored.
