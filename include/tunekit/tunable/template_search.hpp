@@ -70,11 +70,14 @@ class TemplateSearch {
     return Status::ok();
   }
 
-  /// Step 1: the seeds, measured in order (duplicates once), handed to the strategy.
-  std::size_t measure_seeds() {
+  /// Step 1: the seeds, measured in order (duplicates once) until the time limit has passed
+  /// since `start_ns` (settings.clock; the first is always measured), handed to the strategy.
+  std::size_t measure_seeds(std::int64_t start_ns) {
     std::vector<Trial> seeded;
     for (const Config& config : family_.seeds(params_, *task_->space, settings_.search_transfer)) {
       if (seeded.size() >= max_trials_) break;
+      const double spent_ms = static_cast<double>(settings_.clock() - start_ns) / 1e6;
+      if (!seeded.empty() && spent_ms >= budget_ms_) break;
       const auto same = [&config](const Trial& t) { return t.config.index() == config.index(); };
       if (std::any_of(seeded.begin(), seeded.end(), same)) continue;
       const MeasureInput input{task_, config};
@@ -165,8 +168,9 @@ class TemplateSearch {
 /// Searches `family`'s space for `params` on the rotating operand `copies`, each configuration
 /// checked by `verify` (when given) before it is timed:
 ///  1. the seeds (TemplateCandidate::seeds: configurations that won on the nearest problems
-///     tuned before, unless settings.search_transfer is off, then the template's default) are
-///     measured first;
+///     tuned before, unless settings.search_transfer is off, then the template's defaults) are
+///     measured first, in order, while settings.max_search_duration_ms has not passed (the
+///     first always);
 ///  2. the default strategy (kDefaultStrategy, seeded with them through Tuner::load_history)
 ///     proposes the rest until settings.max_search_trials configurations were measured or
 ///     settings.max_search_duration_ms passed (checked per batch of 4, or of fewer when one
@@ -187,15 +191,15 @@ TemplateSearchResult<Params> search_template(
     const TuningSettings& settings,
     std::type_identity_t<std::function<Status(Candidate<Params>&)>> verify = nullptr) {
   TemplateSearchResult<Params> out;
-  const std::int64_t start = now_ns();
+  const std::int64_t start = settings.clock();
   detail::TemplateSearch<Params> search(family, params, settings);
   out.status = search.start(copies, std::move(verify));
   if (!out.status.is_ok()) return out;
-  out.seeds = search.measure_seeds();
-  search.run_strategy(out.seeds, static_cast<double>(now_ns() - start) / 1e6);
+  out.seeds = search.measure_seeds(start);
+  search.run_strategy(out.seeds, static_cast<double>(settings.clock() - start) / 1e6);
   search.remeasure_finalists();
   search.finish(out);
-  out.wall_ms = static_cast<double>(now_ns() - start) / 1e6;
+  out.wall_ms = static_cast<double>(settings.clock() - start) / 1e6;
   return out;
 }
 

@@ -41,6 +41,7 @@ class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddPara
                                                               const Config& config) override {
     const int speed = static_cast<int>(config.number("speed"));
     measured.push_back(speed);
+    testing::g_virtual_ns.fetch_add(instantiate_ns);
     if (speed == lucky_once && !luck_used_) {  // fast in its first measurement only
       luck_used_ = true;
       return make(speed, 1.0);
@@ -81,7 +82,8 @@ class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddPara
   std::vector<int> measured, rebuilt, remembered;
   std::vector<std::string> stored;  // "tag:solution" of each remember_solution call
   std::vector<FakeCandidate*> instances;
-  int lucky_once = 0;  // the speed whose first instance spins 1 us
+  int lucky_once = 0;               // the speed whose first instance spins 1 us
+  std::int64_t instantiate_ns = 0;  // virtual time each instantiation takes (a build)
 
  private:
   std::unique_ptr<Candidate<AddParams>> make(int speed, double spin_us = 0) {
@@ -167,6 +169,24 @@ TEST_F(TemplateCandidateTest, TheSearchKeepsToItsTrialShare) {
   const std::set<int> finalists(tmpl->measured.begin() + 3, tmpl->measured.end());
   EXPECT_EQ(searched.size(), 3U);
   EXPECT_EQ(finalists, searched);
+}
+
+// The seeds are measured while the search's time limit lasts (the first always): with 7 seeds
+// that take 0.6 ms each to build and a 1 ms limit, two are measured and the strategy proposes
+// nothing more.
+TEST_F(TemplateCandidateTest, SeedsStopAtTheSearchTimeLimit) {
+  FakeTemplate* tmpl = nullptr;
+  auto list = candidates(tmpl);
+  tmpl->remembered = {1, 2, 3, 4, 6, 7, 8};
+  tmpl->instantiate_ns = 600'000;
+  AddProblem problem(64);
+  TuningSettings settings = searched(24);
+  settings.max_search_duration_ms = 1;
+  const TuneReport report = find_fastest(problem.params(), list, settings);
+  EXPECT_EQ(report.candidates[1].search_trials, 2U);
+  ASSERT_GE(tmpl->measured.size(), 2U);
+  EXPECT_EQ(std::vector<int>(tmpl->measured.begin(), tmpl->measured.begin() + 2),
+            (std::vector<int>{1, 2}));
 }
 
 // A configuration whose one timed call in the search was disturbed (it looked fastest) is
