@@ -153,7 +153,7 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
   if (!fields) return fields.status();
   auto& f = *fields;
   NativeGemmConfig c;
-  if (f.size() == 8 && f[7].first == "part") {
+  if (f.size() >= 8 && f[7].first == "part") {
     // One spelling per configuration: the default ("shared") is written without the field.
     if (f[7].second != "own") {
       return Status(StatusCode::kParseError,
@@ -162,7 +162,7 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
                                 name, f[7].second));
     }
     c.part = "own";
-    f.pop_back();
+    f.erase(f.begin() + 7);
   }
   TUNEKIT_RETURN_IF_ERROR(expect_keys(name, f, {"mr", "nr", "kc", "mc", "nc", "order", "threads"}));
   int* ints[] = {&c.mr, &c.nr, &c.kc, &c.mc, &c.nc};
@@ -180,6 +180,10 @@ Expected<NativeGemmConfig> parse_native_gemm_name(std::string_view name) {
   auto threads = int_field(name, f[6], 1, 1024);
   if (!threads) return threads.status();
   c.threads = *threads;
+  if (c.part == "own" && c.threads == 1) {
+    return Status(StatusCode::kParseError,
+                  fmt::format("'{}': part=own needs more than one thread (threads=1)", name));
+  }
   if (c.mc % c.mr != 0 || c.nc % c.nr != 0) {
     const bool mc = c.mc % c.mr != 0;
     return Status(StatusCode::kParseError,
@@ -382,6 +386,13 @@ std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmCo
       }
     }
     if (best >= 1e9) return std::nullopt;
+  }
+  // Own rows with the one thread the space came to means shared panels.
+  const auto threads = space.find_knob("threads"), part = space.find_knob("part");
+  if (threads && part && space.knob(*threads).entities[knobs[*threads]] == 1) {
+    const auto& parts = space.knob(*part).entities;
+    knobs[*part] = static_cast<std::uint32_t>(
+        std::find(parts.begin(), parts.end(), nlohmann::json("shared")) - parts.begin());
   }
   if (!space.is_valid(knobs)) return std::nullopt;
   return space.config_of(std::move(knobs));

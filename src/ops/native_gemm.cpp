@@ -309,7 +309,10 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
     if (tiles.empty()) return out;
     const auto* widest = detail::native_build_for(tiles.front().first, tiles.front().second);
     for (const auto& [mr, nr] : tiles) {
-      if (detail::native_build_for(mr, nr) != widest || num_threads() == 1) break;
+      if (detail::native_build_for(mr, nr) != widest || num_threads() == 1 ||
+          (p.m + mr - 1) / mr < num_threads()) {
+        break;  // one thread, or fewer row panels than threads: own rows would run shared
+      }
       NativeGemmConfig c = native_gemm_default(hw::cpu(), num_threads(), p.dtype, mr, nr);
       c.part = "own";
       if (auto point = nearest_point(space, c)) out.push_back(std::move(*point));

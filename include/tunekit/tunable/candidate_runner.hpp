@@ -48,6 +48,10 @@ class CandidateRunner final : public Runner {
         max_calls_(std::max(1LL, max_calls)),
         clock_(clock) {}
 
+  /// The measurement clock in seconds (the tuner's time budget runs on it, as the timed calls
+  /// and the search's own limit do).
+  double clock_s() const override { return static_cast<double>(clock_()) * 1e-9; }
+
   std::vector<MeasureResult> run(std::span<const MeasureInput> inputs,
                                  std::span<const BuildResult> /*builds*/) override {
     std::vector<MeasureResult> results;

@@ -494,7 +494,8 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
         "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=shared]",
         "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=rows]",
         "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,part=own,threads=2]",
-        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=own,x=1]"}) {
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=own,x=1]",
+        "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=1,part=own]"}) {
     auto r = parse_native_gemm_name(bad);
     EXPECT_EQ(r.status().code(), StatusCode::kParseError) << bad;
   }
@@ -510,6 +511,12 @@ TEST(NativeGemm, SolutionNamesRoundTripAndBadNamesSayWhy) {
           .message()
           .find("without sign or leading zero"),
       std::string::npos);
+  EXPECT_NE(parse_native_gemm_name(
+                "native_f32[mr=16,nr=6,kc=256,mc=96,nc=4092,order=ji,threads=2,part=own,x=1]")
+                .status()
+                .message()
+                .find("unexpected field 'x'"),
+            std::string::npos);
   EXPECT_EQ(parse_native_gemm_name("native_f32[mr=40,nr=6,kc=256,mc=80,nc=4092,order=ji,threads=1]")
                 .status()
                 .code(),
@@ -555,11 +562,26 @@ TEST(NativeGemm, SpaceConstraintsComeFromTheCacheSizes) {
   // n = 128: nc values stop at the first one covering n.
   const Knob& nc = (*s_small)->knob(*(*s_small)->find_knob("nc"));
   EXPECT_EQ(nc.entities.back(), 256);
-  // Threads owning their rows is a choice for more than one thread only.
+  // Threads owning their rows is a choice for more than one thread only; a stored winner with
+  // own rows seeds a space of one thread (or one whose nearest thread count is 1) as shared.
   auto one = native_gemm_space(*shape, small, 1);
   ASSERT_TRUE(one);
   EXPECT_EQ((*one)->knob(*(*one)->find_knob("part")).size(), 1u);
   EXPECT_EQ((*s_small)->knob(*(*s_small)->find_knob("part")).size(), 2u);
+  NativeGemmConfig own = native_gemm_default(small, 2);
+  own.part = "own";
+  auto in_two = nearest_point(**s_small, own);
+  ASSERT_TRUE(in_two);
+  EXPECT_EQ(native_gemm_config(*in_two).part, "own");
+  auto in_one = nearest_point(**one, own);
+  ASSERT_TRUE(in_one);
+  EXPECT_EQ(native_gemm_config(*in_one).part, "shared");
+  auto eight = native_gemm_space(*shape, small, 8);  // threads 1 and 8: 2 is nearer to 1
+  ASSERT_TRUE(eight);
+  auto in_eight = nearest_point(**eight, own);
+  ASSERT_TRUE(in_eight);
+  EXPECT_EQ(native_gemm_config(*in_eight).threads, 1);
+  EXPECT_EQ(native_gemm_config(*in_eight).part, "shared");
 }
 
 // bf16 problems: tiles whose route packs bf16 as bf16 (AVX512-BF16 pairs, AMX) count 2 bytes per
