@@ -318,17 +318,17 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
 
 NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType dtype) {
   const auto tiles = native_tiles();
-  if (tiles.empty()) return native_gemm_default(cpu, threads, dtype, NativeGemmConfig().mr, 0);
-  return native_gemm_default(cpu, threads, dtype, tiles.front().first, tiles.front().second);
+  const NativeGemmConfig plain;  // its tile where no build runs (4 bytes per packed element)
+  const auto [mr, nr] = tiles.empty() ? std::pair(plain.mr, plain.nr) : tiles.front();
+  return native_gemm_default(cpu, threads, dtype, mr, nr);
 }
 
 NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType dtype, int mr,
                                      int nr) {
   NativeGemmConfig c;
   c.mr = mr;
-  c.nr = nr > 0 ? nr : c.nr;
-  const std::int64_t bytes =
-      nr <= 0 ? 4 : detail::native_packed_bytes(dtype == DType::kBFloat16, c.mr, c.nr);
+  c.nr = nr;
+  const std::int64_t bytes = detail::native_packed_bytes(dtype == DType::kBFloat16, mr, nr);
   const auto [l1, l2, llc] = caches_of(cpu);
   const auto kcs = kc_values(dtype);
   c.kc = static_cast<int>(kcs[0]);
@@ -363,16 +363,13 @@ std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmCo
   const std::string tile = fmt::format("{}x{}", c.mr, c.nr);
   for (std::size_t k = 0; k < space.knob_count(); ++k) {
     const Knob& knob = space.knob(k);
+    if (knob.name == "part") continue;  // chosen below, once the thread count is
     double best = INFINITY;
     for (std::uint32_t e = 0; e < knob.size(); ++e) {
       const nlohmann::json& v = knob.entities[e];
       double distance = 0;
-      if (knob.name == "tile" || knob.name == "order" || knob.name == "part") {
-        const std::string& want = knob.name == "tile"    ? tile
-                                  : knob.name == "order" ? c.order
-                                                         : c.part;
-        // A part the space lacks (own with one thread) gives way to the other.
-        distance = v.get<std::string>() == want ? 0 : knob.name == "part" ? 1 : 1e9;
+      if (knob.name == "tile" || knob.name == "order") {
+        distance = v.get<std::string>() == (knob.name == "tile" ? tile : c.order) ? 0 : 1e9;
       } else {
         const double want = knob.name == "kc"   ? c.kc
                             : knob.name == "mc" ? c.mc
@@ -387,12 +384,14 @@ std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmCo
     }
     if (best >= 1e9) return std::nullopt;
   }
-  // Own rows with the one thread the space came to means shared panels.
-  const auto threads = space.find_knob("threads"), part = space.find_knob("part");
-  if (threads && part && space.knob(*threads).entities[knobs[*threads]] == 1) {
+  // The configuration's part, or shared panels where the space came to one thread.
+  if (const auto part = space.find_knob("part")) {
+    const auto threads = space.find_knob("threads");
+    const bool one = threads && space.knob(*threads).entities[knobs[*threads]] == 1;
     const auto& parts = space.knob(*part).entities;
-    knobs[*part] = static_cast<std::uint32_t>(
-        std::find(parts.begin(), parts.end(), nlohmann::json("shared")) - parts.begin());
+    const auto at = std::find(parts.begin(), parts.end(), nlohmann::json(one ? "shared" : c.part));
+    if (at == parts.end()) return std::nullopt;
+    knobs[*part] = static_cast<std::uint32_t>(at - parts.begin());
   }
   if (!space.is_valid(knobs)) return std::nullopt;
   return space.config_of(std::move(knobs));

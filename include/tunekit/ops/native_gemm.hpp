@@ -114,7 +114,7 @@ NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType 
 /// The configuration a point of native_gemm_space() stands for (mc, nc rounded).
 NativeGemmConfig native_gemm_config(const Config& config);
 /// The space's point closest to `config` (same tile, order and threads where offered; nearest
-/// kc, mc, nc; the same part, or "shared" where "own" is not offered), if that point is valid.
+/// kc, mc, nc; the same part, or "shared" where the point has one thread), if it is valid.
 std::optional<Config> nearest_point(const ConfigSpace& space, const NativeGemmConfig& config);
 
 /// The decode family's space: rows (1, 2, 4, 8) and threads (1 and `threads`).
