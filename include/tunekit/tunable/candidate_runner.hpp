@@ -60,6 +60,38 @@ class CandidateRunner final : public Runner {
     return results;
   }
 
+  /// Measures `configs` again, interleaved: each is admitted once as run() does (instantiate,
+  /// supports(), prepare(), the check or one untimed call), then `rounds` rounds give every
+  /// configuration `calls` timed calls in turn, the order rotated by one per round, so that a
+  /// slow phase of the machine falls on all of them. A configuration's score is the median of
+  /// its rounds' mean times; forget_best() is implied and the lowest score becomes the best
+  /// (best_ms() is that score). Results are in the order of `configs`; costs_s holds the round
+  /// means in seconds, and a configuration that fails has the error as run() gives it.
+  std::vector<MeasureResult> run_interleaved(std::span<const Config> configs, int rounds,
+                                             long long calls) {
+    forget_best();
+    std::vector<MeasureResult> results(configs.size());
+    std::vector<std::unique_ptr<Candidate<Params>>> ready(configs.size());
+    for (std::size_t i = 0; i < configs.size(); ++i) ready[i] = admit(configs[i], results[i]);
+    for (int r = 0; r < rounds; ++r) {
+      for (std::size_t j = 0; j < configs.size(); ++j) {
+        const std::size_t i = (j + static_cast<std::size_t>(r)) % configs.size();
+        if (ready[i]) time_block(*ready[i], std::max(1LL, calls), results[i]);
+        if (!results[i].ok()) ready[i].reset();
+      }
+    }
+    for (std::size_t i = 0; i < configs.size(); ++i) {
+      if (!ready[i] || results[i].costs_s.empty()) continue;
+      const double score_ms = median_of(results[i].costs_s) * 1e3;
+      if (score_ms < best_ms_) {
+        best_ms_ = score_ms;
+        best_config_ = configs[i];
+        best_instance_ = std::move(ready[i]);
+      }
+    }
+    return results;
+  }
+
   /// The instance of the last successful measurement of `config`, if it is still held (the
   /// runner keeps the instance of the fastest configuration so far).
   std::unique_ptr<Candidate<Params>> take_best_instance() { return std::move(best_instance_); }
@@ -82,41 +114,80 @@ class CandidateRunner final : public Runner {
     return r;
   }
 
-  MeasureResult measure_one(const Config& config) {
-    const std::int64_t start = now_ns();
+  static double median_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t h = v.size() / 2;
+    return v.size() % 2 == 1 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+  }
+
+  // The instance of `config` ready for timed calls: instantiated, supported, prepared, then
+  // checked by verify_ (its untimed first call) or given one untimed call. Null on a failure,
+  // which is then in `failed`.
+  std::unique_ptr<Candidate<Params>> admit(const Config& config, MeasureResult& failed) {
     auto instance = family_.instantiate(params_, config);
-    if (!instance) return failure(MeasureErrorNo::kInstantiationError, instance.status().message());
+    if (!instance) {
+      failed = failure(MeasureErrorNo::kInstantiationError, instance.status().message());
+      return nullptr;
+    }
     Candidate<Params>& c = **instance;
     if (Status s = c.supports(params_); !s.is_ok()) {
-      return failure(MeasureErrorNo::kInstantiationError, s.message());
+      failed = failure(MeasureErrorNo::kInstantiationError, s.message());
+      return nullptr;
     }
-    auto call = [&] { return c.run(current_()); };
     Status s = c.prepare(params_);
     if (s.is_ok() && verify_) {
       if (Status v = verify_(c); !v.is_ok()) {
-        return failure(v.code() == StatusCode::kWrongResult ? MeasureErrorNo::kWrongAnswer
-                                                            : MeasureErrorNo::kRuntimeDevice,
-                       v.to_string());
+        failed = failure(v.code() == StatusCode::kWrongResult ? MeasureErrorNo::kWrongAnswer
+                                                              : MeasureErrorNo::kRuntimeDevice,
+                         v.to_string());
+        return nullptr;
       }
     }
-    if (s.is_ok() && !verify_) s = measure::run_untimed(1, call, advance_);
+    if (s.is_ok() && !verify_)
+      s = measure::run_untimed(
+          1, [&] { return c.run(current_()); }, advance_);
+    if (!s.is_ok()) {
+      failed = failure(MeasureErrorNo::kRuntimeDevice, s.to_string());
+      return nullptr;
+    }
+    return std::move(*instance);
+  }
+
+  // `calls` timed calls of `c`; their mean joins r.costs_s (seconds), or r becomes the failure.
+  void time_block(Candidate<Params>& c, long long calls, MeasureResult& r) {
+    Welford stats;
+    const Status s = measure::time_calls(
+        calls, [&] { return c.run(current_()); }, advance_, stats, nullptr, clock_);
+    if (!s.is_ok()) {
+      r = failure(MeasureErrorNo::kRuntimeDevice, s.to_string());
+      return;
+    }
+    r.costs_s.push_back(stats.mean() / 1e3);
+    r.timestamp_s = static_cast<double>(now_ns()) / 1e9;
+  }
+
+  MeasureResult measure_one(const Config& config) {
+    const std::int64_t start = now_ns();
+    MeasureResult r;
+    std::unique_ptr<Candidate<Params>> instance = admit(config, r);
+    if (!instance) return r;
+    auto call = [&] { return instance->run(current_()); };
     Welford stats;
     std::vector<double> samples;
-    if (s.is_ok()) s = measure::time_calls(1, call, advance_, stats, &samples, clock_);
+    Status s = measure::time_calls(1, call, advance_, stats, &samples, clock_);
     if (s.is_ok()) {
       const long long more = static_cast<long long>(trial_ms_ / std::max(stats.mean(), 1e-6));
       s = measure::time_calls(std::clamp(more, 0LL, max_calls_ - 1), call, advance_, stats,
                               &samples, clock_);
     }
     if (!s.is_ok()) return failure(MeasureErrorNo::kRuntimeDevice, s.to_string());
-    MeasureResult r;
     for (double ms : samples) r.costs_s.push_back(ms / 1e3);
     r.all_cost_s = static_cast<double>(now_ns() - start) / 1e9;
     r.timestamp_s = static_cast<double>(now_ns()) / 1e9;
     if (stats.mean() < best_ms_) {
       best_ms_ = stats.mean();
       best_config_ = config;
-      best_instance_ = std::move(*instance);
+      best_instance_ = std::move(instance);
     }
     return r;
   }

@@ -30,6 +30,11 @@ namespace tunekit {
 inline constexpr double kUntimedTrialMs = 100.0;
 /// Configurations of a search's coarse ranking measured a second time before one is chosen.
 inline constexpr std::size_t kSearchFinalists = 3;
+/// Rounds of that second measurement: at least kMinFinalistRounds, at most kMaxFinalistRounds.
+inline constexpr int kMinFinalistRounds = 2;
+inline constexpr int kMaxFinalistRounds = 5;
+/// Timed calls per configuration in the search (at most).
+inline constexpr long long kMaxTrialCalls = 10;
 
 namespace detail {
 
@@ -59,11 +64,12 @@ class TemplateSearch {
     task_->flop = params_.flops();
     task_->space = *space;
     // Without a time limit (or for the seeds only) each configuration gets kUntimedTrialMs.
-    const double trial_ms =
+    trial_ms_ =
         timed_ && !seeds_only_ ? budget_ms_ / static_cast<double>(max_trials_) : kUntimedTrialMs;
     runner_ = std::make_shared<CandidateRunner<Params>>(
         family_, params_, [&copies]() -> const Params& { return copies.current(); },
-        [&copies] { copies.advance(); }, trial_ms, 10, settings_.clock, std::move(verify));
+        [&copies] { copies.advance(); }, trial_ms_, kMaxTrialCalls, settings_.clock,
+        std::move(verify));
     auto strategy = make_strategy(kDefaultStrategy);
     if (!strategy) return strategy.status();
     tuner_.emplace(task_, std::move(*strategy), /*seed=*/0);
@@ -117,8 +123,11 @@ class TemplateSearch {
   }
 
   /// Step 3: the finalists (the kSearchFinalists fastest configurations of the search's coarse
-  /// ranking, where each may have had a single timed call) are measured again, and the fastest
-  /// of that second measurement wins: one disturbed call does not choose the configuration.
+  /// ranking, where each may have had a single timed call, each in its own seconds) are measured
+  /// again, interleaved (CandidateRunner::run_interleaved), and the lowest median of round means
+  /// wins: neither one disturbed call nor a slow phase of the machine during one configuration's
+  /// trial chooses. The calls each finalist had in the search (trial_ms / its slowest finalist's
+  /// mean, 1 to kMaxTrialCalls) are dealt into kMinFinalistRounds to kMaxFinalistRounds rounds.
   void remeasure_finalists() {
     std::vector<const Trial*> ok;
     for (const Trial& t : tuner_->trials()) {
@@ -130,10 +139,17 @@ class TemplateSearch {
                       [](const Trial* a, const Trial* b) {
                         return a->result.mean_cost_s() < b->result.mean_cost_s();
                       });
-    std::vector<MeasureInput> inputs;
-    for (std::size_t i = 0; i < count; ++i) inputs.push_back(MeasureInput{task_, ok[i]->config});
-    runner_->forget_best();
-    (void)runner_->run(inputs, {});
+    std::vector<Config> configs;
+    double slowest_ms = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      configs.push_back(ok[i]->config);
+      slowest_ms = std::max(slowest_ms, ok[i]->result.mean_cost_s() * 1e3);
+    }
+    const long long calls = std::clamp(
+        static_cast<long long>(trial_ms_ / std::max(slowest_ms, 1e-6)), 1LL, kMaxTrialCalls);
+    const int rounds =
+        static_cast<int>(std::clamp<long long>(calls, kMinFinalistRounds, kMaxFinalistRounds));
+    (void)runner_->run_interleaved(configs, rounds, std::max(1LL, calls / rounds));
   }
 
   /// Step 4: the fastest configuration (remembered by the template), or why there is none.
@@ -157,6 +173,7 @@ class TemplateSearch {
   bool seeds_only_, timed_;  // trials 0: the seeds only; duration 0: no time limit
   std::size_t max_trials_;
   double budget_ms_;
+  double trial_ms_ = kUntimedTrialMs;  // timed calls' share per configuration (start())
   std::shared_ptr<Task> task_;
   std::shared_ptr<CandidateRunner<Params>> runner_;
   std::optional<Tuner> tuner_;
@@ -177,14 +194,13 @@ class TemplateSearch {
 ///     configuration costs more than a sixteenth of what is left), with early stopping
 ///     after half the trial budget without improvement; max_search_trials 0 measures the seeds
 ///     only, max_search_duration_ms 0 sets no time limit;
-///  3. the kSearchFinalists fastest configurations are measured again (outside the time limit)
-///     and the fastest of that second measurement wins;
+///  3. the kSearchFinalists fastest configurations are measured again, interleaved in rounds
+///     (outside the time limit), and the lowest median of round means wins;
 ///  4. it is remembered by the template (TemplateCandidate::remember).
 /// Each configuration gets max_search_duration_ms / max_search_trials ms of timed calls (at
-/// least one call, at most 10): a coarse ranking; the winner is then profiled, checked and
-/// re-measured by find_fastest like every other candidate.
-/// Errors: status is the space's error, or kRuntimeError naming the last failure when no
-/// configuration ran.
+/// least one call, at most kMaxTrialCalls): a coarse ranking; the winner is then profiled, checked
+/// and re-measured by find_fastest like every other candidate. Errors: status is the space's error,
+/// or kRuntimeError naming the last failure when no configuration ran.
 template <class Params>
 TemplateSearchResult<Params> search_template(
     TemplateCandidate<Params>& family, const Params& params, OperandCopies<Params>& copies,

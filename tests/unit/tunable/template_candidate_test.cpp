@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "fake_op.hpp"
@@ -46,7 +47,13 @@ class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddPara
       luck_used_ = true;
       return make(speed, 1.0);
     }
-    return make(speed);
+    auto made = make(speed);
+    if (speed == slow_phase.speed && ++built_[speed] == slow_phase.instance) {
+      const Phase phase = slow_phase;
+      instances.back()->set_time_of_call(
+          [phase](long call) { return call <= phase.calls ? phase.us : spin_of(phase.speed); });
+    }
+    return made;
   }
   Expected<std::unique_ptr<Candidate<AddParams>>> from_name(std::string_view name) override {
     if (name.rfind("fake[", 0) != 0) return Status(StatusCode::kNotFound, "not fake");
@@ -82,7 +89,14 @@ class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddPara
   std::vector<int> measured, rebuilt, remembered;
   std::vector<std::string> stored;  // "tag:solution" of each remember_solution call
   std::vector<FakeCandidate*> instances;
-  int lucky_once = 0;               // the speed whose first instance spins 1 us
+  int lucky_once = 0;  // the speed whose first instance spins 1 us
+  /// A slow phase of the machine: the `instance`-th instance of `speed` (1-based) spins `us`
+  /// on its first `calls` calls.
+  struct Phase {
+    int speed = 0, instance = 0;
+    long calls = 0;
+    double us = 0;
+  } slow_phase;
   std::int64_t instantiate_ns = 0;  // virtual time each instantiation takes (a build)
 
  private:
@@ -95,6 +109,7 @@ class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddPara
   }
   std::set<int> wrong_;
   bool luck_used_ = false;
+  std::map<int, int> built_;  // instances made per speed
 };
 
 class TemplateCandidateTest : public ::testing::Test {
@@ -200,6 +215,24 @@ TEST_F(TemplateCandidateTest, TheFinalistsAreMeasuredAgainBeforeOneIsChosen) {
   const TuneReport report = find_fastest(problem.params(), list, settings);
   ASSERT_TRUE(report.winner);
   EXPECT_NE(report.candidates[1].name, "fake[speed=2]");
+}
+
+// A slow phase of the machine over the start of the fastest configuration's second measurement
+// (speed 5, 10 us a call, at 80 us for its check and its first three timed calls) would hand
+// the choice to speed 4 or 6 (20 us) if the finalists were measured one after the other (mean
+// 31 us over 10 calls). Interleaved in 5 rounds of 2 calls, the phase spoils two of its round
+// means, and the median of the five still wins.
+TEST_F(TemplateCandidateTest, ASlowPhaseDuringOneFinalistsMeasurementDoesNotChoose) {
+  FakeTemplate* tmpl = nullptr;
+  auto list = candidates(tmpl);
+  AddProblem problem(64);
+  TuningSettings settings = searched(8);
+  settings.max_search_duration_ms = 8;  // 1 ms per configuration: 10 calls of the finalists
+  tmpl->slow_phase = {5, 2, 4, 80.0};
+  const TuneReport report = find_fastest(problem.params(), list, settings);
+  ASSERT_TRUE(report.winner);
+  EXPECT_EQ(report.candidates[1].name, "fake[speed=5]");
+  EXPECT_EQ(std::count(tmpl->measured.begin(), tmpl->measured.end(), 5), 2);
 }
 
 TEST_F(TemplateCandidateTest, AWrongConfigurationFailsTheNumericalCheckInsideTheSearch) {
