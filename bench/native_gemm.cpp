@@ -9,7 +9,10 @@
 // them once (widening bf16 weights to fp32 as they pack them), oneDNN's matmul with
 // its weights reordered once joins the libraries, and the one-time pack cost is printed. The
 // summary gives per problem the best library, native's ratio to it, and native's share of the FMA
-// peak (or of the read bound for 1 token), then bf16 decode's speed against fp32 decode.
+// peak (or of the read bound for 1 token), then bf16 decode's speed against fp32 decode. For
+// decode, both come from benchmarks that alternate call by call (native_vs_read: the native
+// configuration and plain reads of the same rotating weights; bf16_vs_f32: the bf16 and fp32
+// configurations), so that the machine's phases fall on both sides of each ratio.
 // Every benchmark is repeated (--repetitions, 5 by default) with the repetitions of all of them
 // interleaved in random order, and the summary takes each one's median.
 // Run: build/bench/native_gemm [--threads N] [--search-ms MS] [--repetitions R]
@@ -270,6 +273,91 @@ void run_gemm(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shap
       shape.flops() * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
 }
 
+// ---- decode, paired ------------------------------------------------------------------------
+
+// Reads the `bytes` at `p` (a multiple of 64) with g_threads threads, each its share as `streams`
+// (1 or 8) sequential streams.
+float read_bytes(const void* p, std::size_t bytes, int streams) {
+  const std::size_t floats = bytes / 4;
+  float sink = 0;
+#pragma omp parallel num_threads(g_threads) reduction(+ : sink)
+  {
+    const std::size_t part = floats / static_cast<std::size_t>(omp_get_num_threads());
+    const float* mine = static_cast<const float*>(p) + part * omp_get_thread_num();
+    sink += streams >= 8 ? sum_streams<8>(mine, part) : sum_streams<1>(mine, part);
+  }
+  return sink;
+}
+
+// Seconds `f` takes.
+template <class F>
+double seconds_of(F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Decode against the read bound of the same weights in the same seconds: every iteration runs
+// `c` on one rotating copy, then reads the weights (A) of the next copy as 1 and of the one after
+// as 8 streams per thread. Counters "native GB/s" (A's bytes over the native calls' time),
+// "read GB/s" (the faster read) and "of read" (their ratio, per repetition). The bandwidth of this
+// shared machine swings between phases (29 to 48 GB/s on the Zen 4 within minutes), so a bound
+// measured in other seconds than the kernel says more about the phases than about the kernel.
+void run_decode_vs_read(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shape) {
+  tunekit::ops::set_num_threads(g_threads);
+  GemmWorkspace* ws = workspace(shape);
+  if (Status s = c->prepare(ws->bind(0)); !s.is_ok() || !(s = c->run(ws->bind(0))).is_ok()) {
+    state.SkipWithError(s.to_string().c_str());
+    return;
+  }
+  double native_s = 0, read_s[2] = {0, 0};
+  float sink = 0;
+  std::size_t i = 0;
+  auto next = [&] { return ws->bind(i++ % ws->copies()); };
+  for (auto _ : state) {
+    const GemmParams p = next();
+    native_s += seconds_of([&] { (void)c->run(p); });
+    for (int r = 0; r < 2; ++r) {
+      const GemmParams q = next();
+      read_s[r] += seconds_of([&] { sink += read_bytes(q.a, shape.a_bytes(), r == 0 ? 1 : 8); });
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  const double gb =
+      static_cast<double>(shape.a_bytes()) * static_cast<double>(state.iterations()) * 1e-9;
+  state.counters["native GB/s"] = gb / native_s;
+  state.counters["read GB/s"] = gb / std::min(read_s[0], read_s[1]);
+  state.counters["of read"] = std::min(read_s[0], read_s[1]) / native_s;
+}
+
+// bf16 weights against fp32 weights, alternated call by call: the native configurations of the
+// same decode shape, each on its own rotating copies. Counter "speed-up": fp32's time over
+// bf16's.
+void run_bf16_vs_f32(benchmark::State& state, Candidate<GemmParams>* bf16, GemmParams bf16_shape,
+                     Candidate<GemmParams>* f32, GemmParams f32_shape) {
+  tunekit::ops::set_num_threads(g_threads);
+  GemmWorkspace* ws[2] = {workspace(bf16_shape), workspace(f32_shape)};
+  Candidate<GemmParams>* c[2] = {bf16, f32};
+  for (int j = 0; j < 2; ++j) {
+    Status st = c[j]->prepare(ws[j]->bind(0));
+    if (st.is_ok()) st = c[j]->run(ws[j]->bind(0));  // untimed
+    if (!st.is_ok()) {
+      state.SkipWithError(st.to_string().c_str());
+      return;
+    }
+  }
+  double s[2] = {0, 0};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    for (int j = 0; j < 2; ++j) {
+      const GemmParams p = ws[j]->bind(i % ws[j]->copies());
+      s[j] += seconds_of([&] { (void)c[j]->run(p); });
+    }
+    ++i;
+  }
+  state.counters["speed-up"] = s[1] / s[0];
+}
+
 // ---- summary -------------------------------------------------------------------------------
 
 // Keeps every benchmark's counters for the summary (and prints as the console reporter does):
@@ -295,6 +383,7 @@ class Collector : public benchmark::ConsoleReporter {
 struct Row {
   GemmParams shape;
   std::string group, prefix, native;
+  Candidate<GemmParams>* tuned = nullptr;  // the native configuration, when one was found
 };
 
 // "tn_4096_1_4096_ld_4096_4096_4096", with " bf16" for bf16 problems.
@@ -338,13 +427,26 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
     }
     const double native = value(row.prefix + "native", "GFLOP/s");
     double bound_share = peak > 0 ? native / peak : 0;  // of the FMA peak
-    if (row.shape.n == 1 && bandwidth > 0) {  // of the read bound: the weights stream once
+    const double paired = value(row.prefix + "native_vs_read", "of read");
+    if (row.shape.n == 1 && paired > 0) {  // of the read bound, measured alternately with it
+      bound_share = paired;
+    } else if (row.shape.n == 1 && bandwidth > 0) {  // of the read bound: weights stream once
       bound_share =
           native / row.shape.flops() * static_cast<double>(row.shape.a_bytes()) / bandwidth;
     }
     std::printf("%-9s %-43s %-26s %8.1f %8.1f %7.3f %7.1f%%  %s\n", row.group.c_str(),
                 describe(row.shape).c_str(), best_name.c_str(), best, native,
                 best > 0 ? native / best : 0.0, 100.0 * bound_share, row.native.c_str());
+  }
+  // Decode against plain reads of the same weights, alternated call by call.
+  for (const Row& row : rows) {
+    const std::string paired = row.prefix + "native_vs_read";
+    if (value(paired, "of read") <= 0) continue;
+    std::printf(
+        "%s: native %.1f GB/s, plain reads of the same copies %.1f GB/s, %.1f%% (median "
+        "of the repetitions' ratios)\n",
+        describe(row.shape).c_str(), value(paired, "native GB/s"), value(paired, "read GB/s"),
+        100.0 * value(paired, "of read"));
   }
   // bf16 weights against fp32 weights of the same decode shape (native kernels both).
   for (const Row& bf16 : rows) {
@@ -356,8 +458,11 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
       }
       const double a = value(bf16.prefix + "native", "GFLOP/s");
       const double b = value(f32.prefix + "native", "GFLOP/s");
-      std::printf("%s: bf16 weights %.3fx the speed of fp32 weights (native decode)\n",
-                  bf16.shape.signature().c_str(), b > 0 ? a / b : 0.0);
+      std::printf(
+          "%s: bf16 weights %.3fx the speed of fp32 weights (native decode), %.3fx "
+          "alternated call by call\n",
+          bf16.shape.signature().c_str(), b > 0 ? a / b : 0.0,
+          value(bf16.prefix + "bf16_vs_f32", "speed-up"));
     }
   }
 }
@@ -443,11 +548,34 @@ Row register_problem(const Problem& p, const GemmParams& shape,
   }
   if (auto native = tune_native(shape, constant)) {
     row.native = native->name();
+    row.tuned = native.get();
     if (constant) print_pack_time(*native, shape);
     register_gemm(row.prefix + "native", native.get(), shape, constant);
+    if (row.group == "decode") {
+      repeated(benchmark::RegisterBenchmark((row.prefix + "native_vs_read").c_str(),
+                                            run_decode_vs_read, native.get(), shape))
+          ->MinTime(0.5);
+    }
     owned.push_back(std::move(native));
   }
   return row;
+}
+
+// For every bf16 decode row with an fp32 twin (same signature), both tuned: their native
+// configurations alternated call by call.
+void register_bf16_vs_f32(const std::vector<Row>& rows) {
+  for (const Row& bf16 : rows) {
+    if (bf16.group != "decode" || bf16.shape.dtype != tunekit::ops::DType::kBFloat16) continue;
+    for (const Row& f32 : rows) {
+      if (f32.group != "decode" || f32.shape.dtype != tunekit::ops::DType::kFloat ||
+          f32.shape.signature() != bf16.shape.signature() || !bf16.tuned || !f32.tuned) {
+        continue;
+      }
+      repeated(benchmark::RegisterBenchmark((bf16.prefix + "bf16_vs_f32").c_str(), run_bf16_vs_f32,
+                                            bf16.tuned, bf16.shape, f32.tuned, f32.shape))
+          ->MinTime(0.5);
+    }
+  }
 }
 
 }  // namespace
@@ -514,6 +642,7 @@ int main(int argc, char** argv) {
     auto shape = GemmParams::from_signature(p.op, p.params);
     if (shape) rows.push_back(register_problem(p, *shape, owned));
   }
+  register_bf16_vs_f32(rows);
   Collector collector;
   benchmark::RunSpecifiedBenchmarks(&collector);
   summarise(collector, rows);
