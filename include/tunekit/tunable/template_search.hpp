@@ -30,8 +30,7 @@ namespace tunekit {
 inline constexpr double kUntimedTrialMs = 100.0;
 /// Configurations of a search's coarse ranking measured a second time before one is chosen.
 inline constexpr std::size_t kSearchFinalists = 3;
-/// Rounds of that second measurement: at least kMinFinalistRounds, at most kMaxFinalistRounds.
-inline constexpr int kMinFinalistRounds = 2;
+/// Rounds of that second measurement, at most (one per timed call a finalist gets, up to this).
 inline constexpr int kMaxFinalistRounds = 5;
 /// Timed calls per configuration in the search (at most).
 inline constexpr long long kMaxTrialCalls = 10;
@@ -127,7 +126,8 @@ class TemplateSearch {
   /// again, interleaved (CandidateRunner::run_interleaved), and the lowest median of round means
   /// wins: neither one disturbed call nor a slow phase of the machine during one configuration's
   /// trial chooses. The calls each finalist had in the search (trial_ms / its slowest finalist's
-  /// mean, 1 to kMaxTrialCalls) are dealt into kMinFinalistRounds to kMaxFinalistRounds rounds.
+  /// mean, 1 to kMaxTrialCalls) are dealt into rounds, one per call up to kMaxFinalistRounds,
+  /// so the pass costs what a sequential one would (a slow problem: one round of one call).
   void remeasure_finalists() {
     std::vector<const Trial*> ok;
     for (const Trial& t : tuner_->trials()) {
@@ -147,8 +147,7 @@ class TemplateSearch {
     }
     const long long calls = std::clamp(
         static_cast<long long>(trial_ms_ / std::max(slowest_ms, 1e-6)), 1LL, kMaxTrialCalls);
-    const int rounds =
-        static_cast<int>(std::clamp<long long>(calls, kMinFinalistRounds, kMaxFinalistRounds));
+    const int rounds = static_cast<int>(std::min<long long>(calls, kMaxFinalistRounds));
     (void)runner_->run_interleaved(configs, rounds, std::max(1LL, calls / rounds));
   }
 
