@@ -44,6 +44,12 @@ inline constexpr long long kLeadInCalls = 2;
 /// first call would otherwise pay for waking this candidate's own sleeping thread pool, a cost
 /// single-threaded candidates never pay and back-to-back production calls do not see either.
 inline constexpr long long kBlockLeadInCalls = 1;
+/// A sequential measurement that puts a candidate above a screen's ratio (or outside the
+/// finalist margin) by at most this much more is checked again paired with the best candidate,
+/// call by call (FastestSearch::paired_ratio). The read bandwidth of the shared 2-core AMD EPYC
+/// Zen 4 swung between about 29 and 48 GB/s within minutes (docs/native.md), so a memory-bound
+/// candidate timed in a slow phase looked up to 1.65x slower than one timed in a fast phase.
+inline constexpr double kPhaseSwing = 1.7;
 
 namespace detail {
 
@@ -94,9 +100,15 @@ inline std::string ratio_reason(std::string_view stage, double mean_ms, double b
 ///     against the reference (error, mismatch or NaN: skipped), warmup (warmup_iterations),
 ///     profile (tuning_iterations timed calls after min(2, n-1) untimed). A failure at any step
 ///     skips the candidate with its reason. + A screen whose calls ran under CPU contention
-///     above settings.max_contention rejects nothing (the candidate goes on).
+///     above settings.max_contention rejects nothing (the candidate goes on). + A screen that
+///     would reject by at most kPhaseSwing x its ratio first times the candidate paired with
+///     the best so far, call by call, over its n calls (paired_ratio: the median of the pairs'
+///     ratios), and rejects only when that ratio is above the limit too: a phase of the
+///     machine without CPU contention (memory bandwidth taken by other tenants) falls on both.
 ///  4. + remeasure_finalists(): the candidates whose mean is within settings.finalist_margin
-///     (25%) of the best, or within kScreen1Ratio of it when their profile ran under contention
+///     (25%) of the best, or whose ratio to the best paired call by call (over their profile's
+///     calls, at most kScreen2Calls; asked up to kPhaseSwing x the margin) is within it, or
+///     within kScreen1Ratio of it when their profile ran under contention
 ///     (at most settings.max_finalists, the fastest) are re-measured
 ///     interleaved: `rounds` = min(settings.interleaved_rounds, fewest profile calls among them),
 ///     raised to settings.min_interleaved_rounds (3) for slow problems, where the slowest
@@ -190,6 +202,7 @@ class FastestSearch {
 
   /// Step 4: the interleaved re-measurement of the finalists (none when fewer than two).
   void remeasure_finalists() {
+    pair_near_finalists();
     std::vector<std::size_t> finalists = pick_finalists();
     const long long rounds = interleaved_rounds(finalists);
     if (rounds < 3) return;
@@ -407,7 +420,7 @@ class FastestSearch {
                 report_.candidates[i].name, stage, 100.0 * share);
       return stats.mean();
     }
-    if (stats.mean() > ratio * best_) {
+    if (stats.mean() > ratio * best_ && !paired_within(i, stage, n, ratio, stats.mean())) {
       report_.candidates[i].stats = measure::TimingStats::from(stats, samples);
       skip(i, rejected, Status::ok(), detail::ratio_reason(stage, stats.mean(), best_, ratio));
       return std::nullopt;
@@ -474,7 +487,10 @@ class FastestSearch {
     r.status = Status::ok();
     r.stats = measure::TimingStats::from(welford_[i], samples_[i]);
     r.score_ms = r.stats.mean_ms;
-    best_ = std::min(best_, r.stats.mean_ms);
+    if (r.stats.mean_ms < best_) {
+      best_ = r.stats.mean_ms;
+      best_index_ = i;
+    }
     log::info(2,
               "{}: {} probe {:.6g} ms, approx {:.6g} ms, warmup {} calls, tuning {} calls, "
               "mean {:.6g} ms (min {:.6g}, max {:.6g}, stddev {:.3g}), contention {:.1f}%",
@@ -482,6 +498,58 @@ class FastestSearch {
               r.stats.mean_ms, r.stats.min_ms, r.stats.max_ms, r.stats.stddev_ms,
               100.0 * r.contention);
     return true;
+  }
+
+  // Candidate i's time over the best candidate's from `n` calls of each, alternated call by call
+  // (the median of the pairs' ratios): a slow phase of the machine, which a sequential
+  // measurement blames on whoever runs in it, falls on both. nullopt without a best other than
+  // i, or when a call fails (the sequential result stands then).
+  std::optional<double> paired_ratio(std::size_t i, long long n) {
+    if (best_index_ >= candidates_.size() || best_index_ == i) return std::nullopt;
+    std::vector<double> ratios;
+    for (long long k = 0; k < std::max(1LL, n); ++k) {
+      Welford mine, best;
+      const auto clock = settings_.clock;
+      if (!measure::time_calls(1, call_of(candidate(i)), before_call(), mine, nullptr, clock)
+               .is_ok() ||
+          !measure::time_calls(1, call_of(candidate(best_index_)), before_call(), best, nullptr,
+                               clock)
+               .is_ok()) {
+        return std::nullopt;
+      }
+      ratios.push_back(mine.mean() / std::max(best.mean(), 1e-12));
+    }
+    std::sort(ratios.begin(), ratios.end());
+    const std::size_t h = ratios.size() / 2;
+    return ratios.size() % 2 == 1 ? ratios[h] : 0.5 * (ratios[h - 1] + ratios[h]);
+  }
+
+  // Whether candidate i, `mean` ms in a sequential `stage` against the best's best_, is within
+  // `ratio` of the best when paired with it over n calls; asked only when a phase could explain
+  // the gap (mean <= kPhaseSwing x ratio x best_).
+  bool paired_within(std::size_t i, std::string_view stage, long long n, double ratio,
+                     double mean) {
+    if (mean > kPhaseSwing * ratio * best_) return false;
+    const std::optional<double> paired = paired_ratio(i, n);
+    if (!paired) return false;
+    log::info(2, "{}: {} {} at {:.3f}x the best, {:.3f}x paired call by call with it", problem_,
+              report_.candidates[i].name, stage, mean / best_, *paired);
+    return *paired <= ratio;
+  }
+
+  // The measured candidates outside the finalist margin but within kPhaseSwing of it join the
+  // finalists when their ratio paired with the best (over their profile's calls, at most
+  // kScreen2Calls) is within it.
+  void pair_near_finalists() {
+    paired_in_.assign(candidates_.size(), false);
+    if (!(settings_.finalist_margin > 0.0) || !(best_ < kInf)) return;
+    const double limit = 1.0 + settings_.finalist_margin;
+    for (const CandidateReport& r : report_.candidates) {
+      // A contended profile joins by the wider limit of pick_finalists instead.
+      if (!r.measured() || r.stats.mean_ms <= best_ * limit || contended(r.contention)) continue;
+      const long long n = std::clamp(r.iterations, 1LL, kScreen2Calls);
+      paired_in_[r.index] = paired_within(r.index, "profile", n, limit, r.stats.mean_ms);
+    }
   }
 
   // The measured candidates within the margin of the best (within kScreen1Ratio when their
@@ -493,7 +561,10 @@ class FastestSearch {
       const double limit = contended(r.contention)
                                ? std::max(kScreen1Ratio, 1.0 + settings_.finalist_margin)
                                : 1.0 + settings_.finalist_margin;
-      if (r.measured() && r.stats.mean_ms <= best_ * limit) finalists.push_back(r.index);
+      const bool paired = r.index < paired_in_.size() && paired_in_[r.index];
+      if (r.measured() && (r.stats.mean_ms <= best_ * limit || paired)) {
+        finalists.push_back(r.index);
+      }
     }
     std::stable_sort(finalists.begin(), finalists.end(), [&](std::size_t a, std::size_t b) {
       return report_.candidates[a].stats.mean_ms < report_.candidates[b].stats.mean_ms;
@@ -631,6 +702,8 @@ class FastestSearch {
   bool default_prepared_ = false;
   Status default_prepare_ = Status::ok();
   double best_ = kInf;
+  std::size_t best_index_ = std::numeric_limits<std::size_t>::max();  // whose profile is best_
+  std::vector<bool> paired_in_;  // joins the finalists by its paired ratio (pair_near_finalists)
   std::vector<Welford> welford_;
   std::vector<std::vector<double>> samples_;
   std::vector<std::unique_ptr<Candidate<Params>>> instances_;  // template slots' instances

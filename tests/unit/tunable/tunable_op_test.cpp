@@ -502,6 +502,52 @@ TEST_F(TunableOpTest, PersistentForeignLoadMarksTheChoiceContended) {
   EXPECT_NE(format_report(report).find("CONTENDED"), std::string::npos) << format_report(report);
 }
 
+// A slow phase of the machine (memory bandwidth taken by other tenants shows as no CPU wait)
+// during one candidate's screen: "phased" runs 160 us for its probe, lead-in and screen 1
+// (calls 1-6), 2.3x "single"'s 70 us, and 60 us afterwards. Paired call by call with "single",
+// it is 0.86x, so screen 1 keeps it, and it wins.
+TEST_F(TunableOpTest, ASlowPhaseDuringAScreenIsCheckedPairedWithTheBest) {
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(20);
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  set.add("Default", "fake", 400);
+  set.add("single", "fake", 70);
+  auto* phased = set.add("phased", "fake", 0);
+  phased->set_time_of_call([](long call) { return call <= 6 ? 160.0 : 60.0; });
+  auto* slow = set.add("slow", "fake", 150);  // within the swing, but 2.1x when paired too
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_EQ(report.candidates[2].outcome, CandidateOutcome::kMeasured);
+  EXPECT_EQ(report.winner_report()->name, "phased");
+  EXPECT_EQ(report.candidates[3].outcome, CandidateOutcome::kRejectedScreen1);
+  EXPECT_GT(slow->calls(), 6);  // its paired check ran
+}
+
+// A slow phase during one candidate's profile: "phased" runs 60 us through its screens (calls
+// 1-18: probe 1, lead-in 2, screen 1 3, screen 2 10, profile lead-in 2) and 100 us in its
+// profile (calls 19-38), 1.43x "single"'s 70 us and outside the 25% finalist margin, then 60 us
+// again. Paired with "single" it is 0.86x: it joins the finalists
+// and wins the interleaved pass.
+TEST_F(TunableOpTest, ASlowPhaseDuringAProfileIsCheckedPairedWithTheBest) {
+  ctx_->set_max_tuning_duration_ms(0);
+  ctx_->set_max_tuning_iterations(20);
+  ctx_->enable_numerical_check(false);
+  CandidateSet set;
+  set.add("Default", "fake", 400);
+  set.add("single", "fake", 70);
+  auto* phased = set.add("phased", "fake", 0);
+  phased->set_time_of_call([](long call) { return call > 18 && call <= 38 ? 100.0 : 60.0; });
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(8);
+  TuneReport report = op.tune(problem.params());
+  ASSERT_TRUE(report.status.is_ok());
+  EXPECT_TRUE(report.candidates[2].finalist);
+  EXPECT_EQ(report.winner_report()->name, "phased");
+}
+
 TEST_F(TunableOpTest, TheReportNeverShowsTheRunnerUpFasterThanTheWinner) {
   // "spiky" is the faster of the two in every call but one slow outlier at the start of its
   // profile, so its mean is above "steady"'s while its interleaved median wins: the written time
