@@ -82,7 +82,7 @@ class CandidateRunner final : public Runner {
     }
     for (std::size_t i = 0; i < configs.size(); ++i) {
       if (!ready[i] || results[i].costs_s.empty()) continue;
-      const double score_ms = median_of(results[i].costs_s) * 1e3;
+      const double score_ms = median(results[i].costs_s) * 1e3;
       if (score_ms < best_ms_) {
         best_ms_ = score_ms;
         best_config_ = configs[i];
@@ -112,12 +112,6 @@ class CandidateRunner final : public Runner {
     r.error_no = code;
     r.error_msg = std::move(message);
     return r;
-  }
-
-  static double median_of(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t h = v.size() / 2;
-    return v.size() % 2 == 1 ? v[h] : 0.5 * (v[h - 1] + v[h]);
   }
 
   // The instance of `config` ready for timed calls: instantiated, supported, prepared, then

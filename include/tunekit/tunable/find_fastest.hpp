@@ -102,9 +102,11 @@ inline std::string ratio_reason(std::string_view stage, double mean_ms, double b
 ///     skips the candidate with its reason. + A screen whose calls ran under CPU contention
 ///     above settings.max_contention rejects nothing (the candidate goes on). + A screen that
 ///     would reject by at most kPhaseSwing x its ratio first times the candidate paired with
-///     the best so far, call by call, over its n calls (paired_ratio: the median of the pairs'
-///     ratios), and rejects only when that ratio is above the limit too: a phase of the
-///     machine without CPU contention (memory bandwidth taken by other tenants) falls on both.
+///     the best so far, alternately, over n pairs (paired_ratio: one timed call each after an
+///     untimed one; the median of the pairs' ratios), and rejects only when that ratio is above
+///     the limit too (else the candidate goes on with paired ratio x best as its estimate): a
+///     phase of the machine without CPU contention (memory bandwidth taken by other tenants)
+///     falls on both.
 ///  4. + remeasure_finalists(): the candidates whose mean is within settings.finalist_margin
 ///     (25%) of the best, or whose ratio to the best paired call by call (over their profile's
 ///     calls, at most kScreen2Calls; asked up to kPhaseSwing x the margin) is within it, or
@@ -420,7 +422,10 @@ class FastestSearch {
                 report_.candidates[i].name, stage, 100.0 * share);
       return stats.mean();
     }
-    if (stats.mean() > ratio * best_ && !paired_within(i, stage, n, ratio, stats.mean())) {
+    if (stats.mean() > ratio * best_) {
+      // Within the ratio paired with the best: goes on, its estimate from the pairing.
+      const std::optional<double> paired = paired_near_miss(i, stage, n, ratio, stats.mean());
+      if (paired && *paired <= ratio) return *paired * best_;
       report_.candidates[i].stats = measure::TimingStats::from(stats, samples);
       skip(i, rejected, Status::ok(), detail::ratio_reason(stage, stats.mean(), best_, ratio));
       return std::nullopt;
@@ -500,41 +505,46 @@ class FastestSearch {
     return true;
   }
 
-  // Candidate i's time over the best candidate's from `n` calls of each, alternated call by call
-  // (the median of the pairs' ratios): a slow phase of the machine, which a sequential
-  // measurement blames on whoever runs in it, falls on both. nullopt without a best other than
-  // i, or when a call fails (the sequential result stands then).
+  // Candidate i's time over the best candidate's from `n` pairs of blocks, each side's block one
+  // timed call after settings.settle() and kBlockLeadInCalls untimed ones (as in the interleaved
+  // pass: no side pays for waking its thread pool), the median of the pairs' ratios: a slow
+  // phase of the machine, which a sequential measurement blames on whoever runs in it, falls on
+  // both. nullopt without a best other than i, or when a call fails (the sequential result
+  // stands then).
   std::optional<double> paired_ratio(std::size_t i, long long n) {
     if (best_index_ >= candidates_.size() || best_index_ == i) return std::nullopt;
+    auto block_ms = [this](std::size_t k) -> std::optional<double> {
+      if (settings_.settle) settings_.settle();
+      Welford one;
+      Status s = measure::run_untimed(kBlockLeadInCalls, call_of(candidate(k)), before_call());
+      if (s.is_ok()) {
+        s = measure::time_calls(1, call_of(candidate(k)), before_call(), one, nullptr,
+                                settings_.clock);
+      }
+      if (!s.is_ok()) return std::nullopt;
+      return one.mean();
+    };
     std::vector<double> ratios;
     for (long long k = 0; k < std::max(1LL, n); ++k) {
-      Welford mine, best;
-      const auto clock = settings_.clock;
-      if (!measure::time_calls(1, call_of(candidate(i)), before_call(), mine, nullptr, clock)
-               .is_ok() ||
-          !measure::time_calls(1, call_of(candidate(best_index_)), before_call(), best, nullptr,
-                               clock)
-               .is_ok()) {
-        return std::nullopt;
-      }
-      ratios.push_back(mine.mean() / std::max(best.mean(), 1e-12));
+      const std::optional<double> mine = block_ms(i), best = block_ms(best_index_);
+      if (!mine || !best) return std::nullopt;
+      ratios.push_back(*mine / std::max(*best, 1e-12));
     }
-    std::sort(ratios.begin(), ratios.end());
-    const std::size_t h = ratios.size() / 2;
-    return ratios.size() % 2 == 1 ? ratios[h] : 0.5 * (ratios[h - 1] + ratios[h]);
+    return median(ratios);
   }
 
-  // Whether candidate i, `mean` ms in a sequential `stage` against the best's best_, is within
-  // `ratio` of the best when paired with it over n calls; asked only when a phase could explain
-  // the gap (mean <= kPhaseSwing x ratio x best_).
-  bool paired_within(std::size_t i, std::string_view stage, long long n, double ratio,
-                     double mean) {
-    if (mean > kPhaseSwing * ratio * best_) return false;
+  // Candidate i's ratio to the best paired with it over n pairs (paired_ratio) when `mean` ms
+  // in a sequential `stage` puts it above `ratio` x best_ by at most kPhaseSwing (a phase could
+  // explain that); nullopt otherwise, or when no pairing was possible.
+  std::optional<double> paired_near_miss(std::size_t i, std::string_view stage, long long n,
+                                         double ratio, double mean) {
+    if (mean > kPhaseSwing * ratio * best_) return std::nullopt;
     const std::optional<double> paired = paired_ratio(i, n);
-    if (!paired) return false;
-    log::info(2, "{}: {} {} at {:.3f}x the best, {:.3f}x paired call by call with it", problem_,
-              report_.candidates[i].name, stage, mean / best_, *paired);
-    return *paired <= ratio;
+    if (paired) {
+      log::info(2, "{}: {} {} at {:.3f}x the best, {:.3f}x paired call by call with it", problem_,
+                report_.candidates[i].name, stage, mean / best_, *paired);
+    }
+    return paired;
   }
 
   // The measured candidates outside the finalist margin but within kPhaseSwing of it join the
@@ -543,12 +553,16 @@ class FastestSearch {
   void pair_near_finalists() {
     paired_in_.assign(candidates_.size(), false);
     if (!(settings_.finalist_margin > 0.0) || !(best_ < kInf)) return;
+    // A full list of finalists within the margin leaves no place for one that joins by pairing.
+    if (pick_finalists().size() >= std::max<std::size_t>(2, settings_.max_finalists)) return;
     const double limit = 1.0 + settings_.finalist_margin;
     for (const CandidateReport& r : report_.candidates) {
       // A contended profile joins by the wider limit of pick_finalists instead.
       if (!r.measured() || r.stats.mean_ms <= best_ * limit || contended(r.contention)) continue;
       const long long n = std::clamp(r.iterations, 1LL, kScreen2Calls);
-      paired_in_[r.index] = paired_within(r.index, "profile", n, limit, r.stats.mean_ms);
+      const std::optional<double> paired =
+          paired_near_miss(r.index, "profile", n, limit, r.stats.mean_ms);
+      paired_in_[r.index] = paired && *paired <= limit;
     }
   }
 

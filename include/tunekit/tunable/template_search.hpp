@@ -126,8 +126,10 @@ class TemplateSearch {
   /// again, interleaved (CandidateRunner::run_interleaved), and the lowest median of round means
   /// wins: neither one disturbed call nor a slow phase of the machine during one configuration's
   /// trial chooses. The calls each finalist had in the search (trial_ms / its slowest finalist's
-  /// mean, 1 to kMaxTrialCalls) are dealt into rounds, one per call up to kMaxFinalistRounds,
-  /// so the pass costs what a sequential one would (a slow problem: one round of one call).
+  /// mean, 1 to kMaxTrialCalls) are dealt into rounds, one per call up to kMaxFinalistRounds
+  /// (calls / rounds each, rounded down: 6-9 calls give 5), so the pass costs no more than a
+  /// sequential one would; a slow problem gets one round of one call, which, like a sequential
+  /// pass, does not protect against a phase.
   void remeasure_finalists() {
     std::vector<const Trial*> ok;
     for (const Trial& t : tuner_->trials()) {
