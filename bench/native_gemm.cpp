@@ -146,22 +146,30 @@ __attribute__((target("avx2"))) float sum_streams(const float* p, std::size_t n)
   return out[0] + out[7];
 }
 
+// Reads the `bytes` at `p` (a multiple of 64) with `threads` threads, each its share as
+// `streams` (1, 4 or 8) sequential streams; returns their sum.
+float read_bytes(const void* p, std::size_t bytes, int streams, int threads) {
+  const std::size_t floats = bytes / 4;
+  float sink = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+  {
+    const std::size_t part = floats / static_cast<std::size_t>(omp_get_num_threads());
+    const float* mine =
+        static_cast<const float*>(p) + part * static_cast<std::size_t>(omp_get_thread_num());
+    sink += streams >= 8   ? sum_streams<8>(mine, part)
+            : streams >= 4 ? sum_streams<4>(mine, part)
+                           : sum_streams<1>(mine, part);
+  }
+  return sink;
+}
+
 // Read bandwidth of `threads` threads, each summing its share of 1 GiB as `streams` (1, 4 or 8)
 // streams; the summary takes the best stream count as the machine's read bound.
 void BM_ReadBandwidth(benchmark::State& state, int streams) {
-  [[maybe_unused]] const int threads = static_cast<int>(state.range(0));
+  const int threads = static_cast<int>(state.range(0));
   static std::vector<float> data(std::size_t{1} << 28, 1.0f);  // 1 GiB, past any LLC here
   float sink = 0;
-  for (auto _ : state) {
-#pragma omp parallel num_threads(threads) reduction(+ : sink)
-    {
-      const std::size_t part = data.size() / static_cast<std::size_t>(omp_get_num_threads());
-      const float* mine = data.data() + part * static_cast<std::size_t>(omp_get_thread_num());
-      sink += streams >= 8   ? sum_streams<8>(mine, part)
-              : streams >= 4 ? sum_streams<4>(mine, part)
-                             : sum_streams<1>(mine, part);
-    }
-  }
+  for (auto _ : state) sink += read_bytes(data.data(), data.size() * 4, streams, threads);
   benchmark::DoNotOptimize(sink);
   state.counters["GB/s"] = benchmark::Counter(
       static_cast<double>(data.size()) * 4.0 * static_cast<double>(state.iterations()) * 1e-9,
@@ -275,20 +283,6 @@ void run_gemm(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shap
 
 // ---- decode, paired ------------------------------------------------------------------------
 
-// Reads the `bytes` at `p` (a multiple of 64) with g_threads threads, each its share as `streams`
-// (1 or 8) sequential streams.
-float read_bytes(const void* p, std::size_t bytes, int streams) {
-  const std::size_t floats = bytes / 4;
-  float sink = 0;
-#pragma omp parallel num_threads(g_threads) reduction(+ : sink)
-  {
-    const std::size_t part = floats / static_cast<std::size_t>(omp_get_num_threads());
-    const float* mine = static_cast<const float*>(p) + part * omp_get_thread_num();
-    sink += streams >= 8 ? sum_streams<8>(mine, part) : sum_streams<1>(mine, part);
-  }
-  return sink;
-}
-
 // Seconds `f` takes.
 template <class F>
 double seconds_of(F&& f) {
@@ -319,7 +313,8 @@ void run_decode_vs_read(benchmark::State& state, Candidate<GemmParams>* c, GemmP
     native_s += seconds_of([&] { (void)c->run(p); });
     for (int r = 0; r < 2; ++r) {
       const GemmParams q = next();
-      read_s[r] += seconds_of([&] { sink += read_bytes(q.a, shape.a_bytes(), r == 0 ? 1 : 8); });
+      read_s[r] +=
+          seconds_of([&] { sink += read_bytes(q.a, shape.a_bytes(), r == 0 ? 1 : 8, g_threads); });
     }
   }
   benchmark::DoNotOptimize(sink);

@@ -204,8 +204,7 @@ class FastestSearch {
 
   /// Step 4: the interleaved re-measurement of the finalists (none when fewer than two).
   void remeasure_finalists() {
-    pair_near_finalists();
-    std::vector<std::size_t> finalists = pick_finalists();
+    std::vector<std::size_t> finalists = pick_finalists(pair_near_finalists());
     const long long rounds = interleaved_rounds(finalists);
     if (rounds < 3) return;
     report_.interleaved = true;
@@ -547,14 +546,16 @@ class FastestSearch {
     return paired;
   }
 
-  // The measured candidates outside the finalist margin but within kPhaseSwing of it join the
-  // finalists when their ratio paired with the best (over their profile's calls, at most
-  // kScreen2Calls) is within it.
-  void pair_near_finalists() {
-    paired_in_.assign(candidates_.size(), false);
-    if (!(settings_.finalist_margin > 0.0) || !(best_ < kInf)) return;
+  // Per candidate, whether it joins the finalists by pairing: measured outside the finalist
+  // margin but within kPhaseSwing of it, with its ratio paired with the best (over its profile's
+  // calls, at most kScreen2Calls) within it.
+  std::vector<bool> pair_near_finalists() {
+    std::vector<bool> joined(candidates_.size(), false);
+    if (!(settings_.finalist_margin > 0.0) || !(best_ < kInf)) return joined;
     // A full list of finalists within the margin leaves no place for one that joins by pairing.
-    if (pick_finalists().size() >= std::max<std::size_t>(2, settings_.max_finalists)) return;
+    if (pick_finalists(joined).size() >= std::max<std::size_t>(2, settings_.max_finalists)) {
+      return joined;
+    }
     const double limit = 1.0 + settings_.finalist_margin;
     for (const CandidateReport& r : report_.candidates) {
       // A contended profile joins by the wider limit of pick_finalists instead.
@@ -562,21 +563,21 @@ class FastestSearch {
       const long long n = std::clamp(r.iterations, 1LL, kScreen2Calls);
       const std::optional<double> paired =
           paired_near_miss(r.index, "profile", n, limit, r.stats.mean_ms);
-      paired_in_[r.index] = paired && *paired <= limit;
+      joined[r.index] = paired && *paired <= limit;
     }
+    return joined;
   }
 
   // The measured candidates within the margin of the best (within kScreen1Ratio when their
-  // profile was contended), fastest first, at most max(2, max_finalists).
-  std::vector<std::size_t> pick_finalists() const {
+  // profile was contended) or `joined` by pairing, fastest first, at most max(2, max_finalists).
+  std::vector<std::size_t> pick_finalists(const std::vector<bool>& joined) const {
     std::vector<std::size_t> finalists;
     if (!(settings_.finalist_margin > 0.0) || !(best_ < kInf)) return finalists;
     for (const CandidateReport& r : report_.candidates) {
       const double limit = contended(r.contention)
                                ? std::max(kScreen1Ratio, 1.0 + settings_.finalist_margin)
                                : 1.0 + settings_.finalist_margin;
-      const bool paired = r.index < paired_in_.size() && paired_in_[r.index];
-      if (r.measured() && (r.stats.mean_ms <= best_ * limit || paired)) {
+      if (r.measured() && (r.stats.mean_ms <= best_ * limit || joined[r.index])) {
         finalists.push_back(r.index);
       }
     }
@@ -717,7 +718,6 @@ class FastestSearch {
   Status default_prepare_ = Status::ok();
   double best_ = kInf;
   std::size_t best_index_ = std::numeric_limits<std::size_t>::max();  // whose profile is best_
-  std::vector<bool> paired_in_;  // joins the finalists by its paired ratio (pair_near_finalists)
   std::vector<Welford> welford_;
   std::vector<std::vector<double>> samples_;
   std::vector<std::unique_ptr<Candidate<Params>>> instances_;  // template slots' instances

@@ -452,25 +452,37 @@ TEST_F(TunableOpTest, InterleavedRemeasurementOverridesALuckyProfile) {
 // slow. The other process runs during multi's screens and profile and its first interleaved
 // block: those timings say "multi is 1.43x slower", which must neither reject it at screen 2
 // (1.15x) nor keep it out of the finalists (25%), and the contended block must not be scored.
-// Tunes Default (400 us), "single" (70 us) and "multi", which takes 100 us and waits as long
-// for a CPU (contention 50%) in calls up to `loaded_calls`, 50 us after.
-TuneReport tune_under_load(TuningContext& ctx, long loaded_calls) {
+// Sets `ctx` to profiles of 20 calls without a time limit or numerical check, and returns
+// Default (400 us) and "single" (70 us), to which a test adds its own candidates.
+CandidateSet default_and_single(TuningContext& ctx) {
   ctx.set_max_tuning_duration_ms(0);
   ctx.set_max_tuning_iterations(20);
   ctx.enable_numerical_check(false);
-  ctx.set_cpu_wait_source(&testing::virtual_cpu_wait);
   CandidateSet set;
   set.add("Default", "fake", 400);
   set.add("single", "fake", 70);
+  return set;
+}
+
+// Tunes `set`'s candidates on an 8-element problem.
+TuneReport tune_set(TuningContext& ctx, CandidateSet& set) {
+  TunableOp<AddParams> op(std::move(set.list), ctx);
+  AddProblem problem(8);
+  return op.tune(problem.params());
+}
+
+// Tunes Default (400 us), "single" (70 us) and "multi", which takes 100 us and waits as long
+// for a CPU (contention 50%) in calls up to `loaded_calls`, 50 us after.
+TuneReport tune_under_load(TuningContext& ctx, long loaded_calls) {
+  CandidateSet set = default_and_single(ctx);
+  ctx.set_cpu_wait_source(&testing::virtual_cpu_wait);
   auto* multi = set.add("multi", "fake", 0);
   multi->set_time_of_call([loaded_calls](long call) {
     if (call > loaded_calls) return 50.0;
     testing::g_virtual_wait_ns.fetch_add(100'000);  // waited as long as it ran: 50%
     return 100.0;
   });
-  TunableOp<AddParams> op(std::move(set.list), ctx);
-  AddProblem problem(8);
-  return op.tune(problem.params());
+  return tune_set(ctx, set);
 }
 
 TEST_F(TunableOpTest, TimingsTakenUnderForeignLoadNeitherRejectNorRankACandidate) {
@@ -507,19 +519,12 @@ TEST_F(TunableOpTest, PersistentForeignLoadMarksTheChoiceContended) {
 // (calls 1-6), 2.3x "single"'s 70 us, and 60 us afterwards. Paired call by call with "single",
 // it is 0.86x, so screen 1 keeps it, and it wins.
 TEST_F(TunableOpTest, ASlowPhaseDuringAScreenIsCheckedPairedWithTheBest) {
-  ctx_->set_max_tuning_duration_ms(0);
-  ctx_->set_max_tuning_iterations(20);
-  ctx_->enable_numerical_check(false);
-  CandidateSet set;
-  set.add("Default", "fake", 400);
-  set.add("single", "fake", 70);
+  CandidateSet set = default_and_single(*ctx_);
   auto* phased = set.add("phased", "fake", 0);
   phased->set_time_of_call([](long call) { return call <= 6 ? 160.0 : 60.0; });
   // Within the swing of "phased" (60 us, the best by then), but 2.2x when paired too.
   auto* slow = set.add("slow", "fake", 130);
-  TunableOp<AddParams> op(std::move(set.list), *ctx_);
-  AddProblem problem(8);
-  TuneReport report = op.tune(problem.params());
+  const TuneReport report = tune_set(*ctx_, set);
   ASSERT_TRUE(report.status.is_ok());
   EXPECT_EQ(report.candidates[2].outcome, CandidateOutcome::kMeasured);
   EXPECT_EQ(report.winner_report()->name, "phased");
@@ -530,20 +535,12 @@ TEST_F(TunableOpTest, ASlowPhaseDuringAScreenIsCheckedPairedWithTheBest) {
 // A slow phase during one candidate's profile: "phased" runs 60 us through its screens (calls
 // 1-18: probe 1, lead-in 2, screen 1 3, screen 2 10, profile lead-in 2) and 100 us in its
 // profile (calls 19-38), 1.43x "single"'s 70 us and outside the 25% finalist margin, then 60 us
-// again. Paired with "single" it is 0.86x: it joins the finalists
-// and wins the interleaved pass.
+// again. Paired with "single" it is 0.86x: it joins the finalists and wins the interleaved pass.
 TEST_F(TunableOpTest, ASlowPhaseDuringAProfileIsCheckedPairedWithTheBest) {
-  ctx_->set_max_tuning_duration_ms(0);
-  ctx_->set_max_tuning_iterations(20);
-  ctx_->enable_numerical_check(false);
-  CandidateSet set;
-  set.add("Default", "fake", 400);
-  set.add("single", "fake", 70);
+  CandidateSet set = default_and_single(*ctx_);
   auto* phased = set.add("phased", "fake", 0);
   phased->set_time_of_call([](long call) { return call > 18 && call <= 38 ? 100.0 : 60.0; });
-  TunableOp<AddParams> op(std::move(set.list), *ctx_);
-  AddProblem problem(8);
-  TuneReport report = op.tune(problem.params());
+  const TuneReport report = tune_set(*ctx_, set);
   ASSERT_TRUE(report.status.is_ok());
   EXPECT_TRUE(report.candidates[2].finalist);
   EXPECT_EQ(report.winner_report()->name, "phased");
