@@ -12,7 +12,9 @@
 // peak (or of the read bound for 1 token), then bf16 decode's speed against fp32 decode. For
 // decode, both come from benchmarks that alternate call by call (native_vs_read: the native
 // configuration and plain reads of the same rotating weights; bf16_vs_f32: the bf16 and fp32
-// configurations), so that the machine's phases fall on both sides of each ratio.
+// configurations), so that the machine's phases fall on both sides of each ratio; every other
+// problem's native configuration is also alternated call by call with the library fastest in a
+// short screen (native_vs_best: the summary's "paired" column).
 // Every benchmark is repeated (--repetitions, 5 by default) with the repetitions of all of them
 // interleaved in random order, and the summary takes each one's median.
 // Run: build/bench/native_gemm [--threads N] [--search-ms MS] [--repetitions R]
@@ -251,27 +253,33 @@ void print_pack_time(const Candidate<GemmParams>& tuned, const GemmParams& shape
               ms[0] - ms[1]);
 }
 
+// Copy i of the workspace's operands; with `constant_a`, with the first copy's A (the weights
+// stay where they are).
+GemmParams copy_of(GemmWorkspace* ws, std::size_t i, bool constant_a) {
+  GemmParams p = ws->bind(i % ws->copies());
+  if (constant_a) p.a = ws->bind(0).a;
+  return p;
+}
+
+// Prepares `c` and runs it once on `p`, untimed (first-call costs, packing); false, with the
+// benchmark skipped, when either fails.
+bool warm(benchmark::State& state, Candidate<GemmParams>* c, const GemmParams& p) {
+  Status s = c->prepare(p);
+  if (s.is_ok()) s = c->run(p);
+  if (!s.is_ok()) state.SkipWithError(s.to_string().c_str());
+  return s.is_ok();
+}
+
 // Times `c` on rotating copies after one untimed call; with `constant_a` every call reads the
 // first copy's A (the weights stay where they are).
 void run_gemm(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shape,
               bool constant_a) {
   tunekit::ops::set_num_threads(g_threads);
   GemmWorkspace* ws = workspace(shape);
-  const void* weights = ws->bind(0).a;
-  auto bound = [&](std::size_t i) {
-    GemmParams p = ws->bind(i);
-    if (constant_a) p.a = weights;
-    return p;
-  };
-  Status s = c->prepare(bound(0));
-  if (s.is_ok()) s = c->run(bound(0));  // untimed: first-call costs, packing
-  if (!s.is_ok()) {
-    state.SkipWithError(s.to_string().c_str());
-    return;
-  }
+  if (!warm(state, c, copy_of(ws, 0, constant_a))) return;
   std::size_t i = 0;
   for (auto _ : state) {
-    if (s = c->run(bound(i)); !s.is_ok()) {
+    if (Status s = c->run(copy_of(ws, i, constant_a)); !s.is_ok()) {
       state.SkipWithError(s.to_string().c_str());
       break;
     }
@@ -300,10 +308,7 @@ double seconds_of(F&& f) {
 void run_decode_vs_read(benchmark::State& state, Candidate<GemmParams>* c, GemmParams shape) {
   tunekit::ops::set_num_threads(g_threads);
   GemmWorkspace* ws = workspace(shape);
-  if (Status s = c->prepare(ws->bind(0)); !s.is_ok() || !(s = c->run(ws->bind(0))).is_ok()) {
-    state.SkipWithError(s.to_string().c_str());
-    return;
-  }
+  if (!warm(state, c, ws->bind(0))) return;
   double native_s = 0, read_s[2] = {0, 0};
   float sink = 0;
   std::size_t i = 0;
@@ -334,12 +339,7 @@ void run_bf16_vs_f32(benchmark::State& state, Candidate<GemmParams>* bf16, GemmP
   GemmWorkspace* ws[2] = {workspace(bf16_shape), workspace(f32_shape)};
   Candidate<GemmParams>* c[2] = {bf16, f32};
   for (int j = 0; j < 2; ++j) {
-    Status st = c[j]->prepare(ws[j]->bind(0));
-    if (st.is_ok()) st = c[j]->run(ws[j]->bind(0));  // untimed
-    if (!st.is_ok()) {
-      state.SkipWithError(st.to_string().c_str());
-      return;
-    }
+    if (!warm(state, c[j], ws[j]->bind(0))) return;
   }
   double s[2] = {0, 0};
   std::size_t i = 0;
@@ -351,6 +351,59 @@ void run_bf16_vs_f32(benchmark::State& state, Candidate<GemmParams>* bf16, GemmP
     ++i;
   }
   state.counters["speed-up"] = s[1] / s[0];
+}
+
+// ---- native against the fastest library, paired ------------------------------------------
+
+// The candidate among `libraries` fastest on `shape` in a short screen (one untimed call, then
+// the best of 3 on rotating copies), null when none runs: the rival of run_native_vs.
+Candidate<GemmParams>* fastest_library(const std::vector<Candidate<GemmParams>*>& libraries,
+                                       const GemmParams& shape, bool constant_a) {
+  tunekit::ops::set_num_threads(g_threads);
+  GemmWorkspace* ws = workspace(shape);
+  Candidate<GemmParams>* fastest = nullptr;
+  double fastest_s = 1e300;
+  for (Candidate<GemmParams>* c : libraries) {
+    if (!c->prepare(copy_of(ws, 0, constant_a)).is_ok()) continue;
+    bool runs = c->run(copy_of(ws, 0, constant_a)).is_ok();
+    double best = 1e300;
+    for (std::size_t i = 1; runs && i <= 3; ++i) {
+      best = std::min(best, seconds_of([&] { runs = c->run(copy_of(ws, i, constant_a)).is_ok(); }));
+    }
+    if (runs && best < fastest_s) {
+      fastest = c;
+      fastest_s = best;
+    }
+  }
+  return fastest;
+}
+
+// The native configuration against `rival` in the same seconds: every iteration runs both, each
+// on its own rotating copy (constant A as in run_gemm), the one that goes first alternating.
+// Counters "native GFLOP/s", "rival GFLOP/s" and "ratio" (the rival's time over native's: above 1,
+// native is faster), per repetition; the summary takes their medians.
+void run_native_vs(benchmark::State& state, Candidate<GemmParams>* native,
+                   Candidate<GemmParams>* rival, GemmParams shape, bool constant_a) {
+  tunekit::ops::set_num_threads(g_threads);
+  GemmWorkspace* ws = workspace(shape);
+  Candidate<GemmParams>* c[2] = {native, rival};
+  for (Candidate<GemmParams>* x : c) {
+    if (!warm(state, x, copy_of(ws, 0, constant_a))) return;
+  }
+  double s[2] = {0, 0};
+  std::size_t i = 0;
+  for (auto _ : state) {
+    for (int n = 0; n < 2; ++n) {
+      const int j = (static_cast<int>(i) + n) % 2;  // native first in even iterations
+      const GemmParams p = copy_of(ws, 2 * i + static_cast<std::size_t>(j), constant_a);
+      s[j] += seconds_of([&] { (void)c[j]->run(p); });
+    }
+    ++i;
+  }
+  const double flops = shape.flops() * static_cast<double>(state.iterations()) * 1e-9;
+  state.counters["native GFLOP/s"] = flops / s[0];
+  state.counters["rival GFLOP/s"] = flops / s[1];
+  state.counters["ratio"] = s[1] / s[0];
 }
 
 // ---- summary -------------------------------------------------------------------------------
@@ -379,6 +432,7 @@ struct Row {
   GemmParams shape;
   std::string group, prefix, native;
   Candidate<GemmParams>* tuned = nullptr;  // the native configuration, when one was found
+  std::string rival = "-";                 // the library paired with it (native_vs_best)
 };
 
 // "tn_4096_1_4096_ld_4096_4096_4096", with " bf16" for bf16 problems.
@@ -403,8 +457,8 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
   }
   std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s\n",
               tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
-  std::printf("%-9s %-43s %-26s %8s %8s %7s %8s  %s\n", "group", "problem", "best library",
-              "GFLOP/s", "native", "ratio", "of bound", "native configuration");
+  std::printf("%-9s %-43s %-26s %8s %8s %7s %7s %8s  %s\n", "group", "problem", "best library",
+              "GFLOP/s", "native", "ratio", "paired", "of bound", "native configuration");
   for (const Row& row : rows) {
     std::vector<std::string> names;
     for (const auto& c : candidates()) {
@@ -429,19 +483,28 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
       bound_share =
           native / row.shape.flops() * static_cast<double>(row.shape.a_bytes()) / bandwidth;
     }
-    std::printf("%-9s %-43s %-26s %8.1f %8.1f %7.3f %7.1f%%  %s\n", row.group.c_str(),
+    std::printf("%-9s %-43s %-26s %8.1f %8.1f %7.3f %7.3f %7.1f%%  %s\n", row.group.c_str(),
                 describe(row.shape).c_str(), best_name.c_str(), best, native,
-                best > 0 ? native / best : 0.0, 100.0 * bound_share, row.native.c_str());
+                best > 0 ? native / best : 0.0, value(row.prefix + "native_vs_best", "ratio"),
+                100.0 * bound_share, row.native.c_str());
   }
-  // Decode against plain reads of the same weights, alternated call by call.
+  // Native against the library fastest in a short screen, or decode against plain reads of the
+  // same weights, alternated call by call.
   for (const Row& row : rows) {
-    const std::string paired = row.prefix + "native_vs_read";
-    if (value(paired, "of read") <= 0) continue;
-    std::printf(
-        "%s: native %.1f GB/s, plain reads of the same copies %.1f GB/s, %.1f%% (median "
-        "of the repetitions' ratios)\n",
-        describe(row.shape).c_str(), value(paired, "native GB/s"), value(paired, "read GB/s"),
-        100.0 * value(paired, "of read"));
+    const std::string best = row.prefix + "native_vs_best", read = row.prefix + "native_vs_read";
+    if (value(best, "ratio") > 0) {
+      std::printf(
+          "%s: native %.1f GFLOP/s, %s %.1f GFLOP/s in the same seconds, ratio %.3f (median of "
+          "the repetitions' ratios)\n",
+          describe(row.shape).c_str(), value(best, "native GFLOP/s"), row.rival.c_str(),
+          value(best, "rival GFLOP/s"), value(best, "ratio"));
+    } else if (value(read, "of read") > 0) {
+      std::printf(
+          "%s: native %.1f GB/s, plain reads of the same copies %.1f GB/s, %.1f%% (median "
+          "of the repetitions' ratios)\n",
+          describe(row.shape).c_str(), value(read, "native GB/s"), value(read, "read GB/s"),
+          100.0 * value(read, "of read"));
+    }
   }
   // bf16 weights against fp32 weights of the same decode shape (native kernels both).
   for (const Row& bf16 : rows) {
@@ -531,28 +594,34 @@ Row register_problem(const Problem& p, const GemmParams& shape,
   const bool constant = std::string(p.group) == "constant";
   const char* dtype = shape.dtype == tunekit::ops::DType::kBFloat16 ? "bf16_" : "";
   Row row{shape, p.group, std::string(p.group) + "/" + dtype + shape.signature() + "/", "none"};
+  std::vector<Candidate<GemmParams>*> libraries;
   for (auto& c : candidates()) {
-    if (c->library() != "native" && c->supports(shape)) {
-      register_gemm(row.prefix + c->name(), c.get(), shape, constant);
-    }
+    if (c->library() != "native" && c->supports(shape)) libraries.push_back(c.get());
   }
   if (constant) {
     owned.push_back(
         tunekit::ops::detail::make_onednn_matmul(tunekit::ops::detail::OnednnWeights::kConstant));
-    register_gemm(row.prefix + owned.back()->name(), owned.back().get(), shape, true);
+    libraries.push_back(owned.back().get());
   }
-  if (auto native = tune_native(shape, constant)) {
-    row.native = native->name();
-    row.tuned = native.get();
-    if (constant) print_pack_time(*native, shape);
-    register_gemm(row.prefix + "native", native.get(), shape, constant);
-    if (row.group == "decode") {
-      repeated(benchmark::RegisterBenchmark((row.prefix + "native_vs_read").c_str(),
-                                            run_decode_vs_read, native.get(), shape))
-          ->MinTime(0.5);
-    }
-    owned.push_back(std::move(native));
+  for (Candidate<GemmParams>* c : libraries)
+    register_gemm(row.prefix + c->name(), c, shape, constant);
+  auto native = tune_native(shape, constant);
+  if (!native) return row;
+  row.native = native->name();
+  row.tuned = native.get();
+  if (constant) print_pack_time(*native, shape);
+  register_gemm(row.prefix + "native", native.get(), shape, constant);
+  if (row.group == "decode") {
+    repeated(benchmark::RegisterBenchmark((row.prefix + "native_vs_read").c_str(),
+                                          run_decode_vs_read, native.get(), shape))
+        ->MinTime(0.5);
+  } else if (Candidate<GemmParams>* rival = fastest_library(libraries, shape, constant)) {
+    row.rival = rival->name();
+    repeated(benchmark::RegisterBenchmark((row.prefix + "native_vs_best").c_str(), run_native_vs,
+                                          native.get(), rival, shape, constant))
+        ->MinTime(0.5);
   }
+  owned.push_back(std::move(native));
   return row;
 }
 
