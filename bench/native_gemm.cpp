@@ -355,31 +355,33 @@ void run_bf16_vs_f32(benchmark::State& state, Candidate<GemmParams>* bf16, GemmP
 
 // ---- native against the fastest library, paired ------------------------------------------
 
-// The candidate among `libraries` fastest on `shape` in a short screen (one untimed call, then
-// the best of 3 on rotating copies), null when none runs: the rival of run_native_vs.
+// The candidate among `libraries` fastest on `shape` in a short screen, null when none runs:
+// the rival of run_native_vs. Each runs once untimed, then 3 rounds run each once in turn (so a
+// slow phase of the machine falls on all of them), and the best of a candidate's 3 counts.
 Candidate<GemmParams>* fastest_library(const std::vector<Candidate<GemmParams>*>& libraries,
                                        const GemmParams& shape, bool constant_a) {
   tunekit::ops::set_num_threads(g_threads);
   GemmWorkspace* ws = workspace(shape);
-  Candidate<GemmParams>* fastest = nullptr;
-  double fastest_s = 1e300;
+  std::vector<Candidate<GemmParams>*> runs;
   for (Candidate<GemmParams>* c : libraries) {
-    if (!c->prepare(copy_of(ws, 0, constant_a)).is_ok()) continue;
-    bool runs = c->run(copy_of(ws, 0, constant_a)).is_ok();
-    double best = 1e300;
-    for (std::size_t i = 1; runs && i <= 3; ++i) {
-      best = std::min(best, seconds_of([&] { runs = c->run(copy_of(ws, i, constant_a)).is_ok(); }));
-    }
-    if (runs && best < fastest_s) {
-      fastest = c;
-      fastest_s = best;
+    const GemmParams p = copy_of(ws, 0, constant_a);
+    if (c->prepare(p).is_ok() && c->run(p).is_ok()) runs.push_back(c);
+  }
+  std::vector<double> best(runs.size(), 1e300);
+  std::size_t copy = 1;
+  for (int round = 0; round < 3; ++round) {
+    for (std::size_t j = 0; j < runs.size(); ++j) {
+      const GemmParams p = copy_of(ws, copy++, constant_a);
+      best[j] = std::min(best[j], seconds_of([&] { (void)runs[j]->run(p); }));
     }
   }
-  return fastest;
+  const auto fastest = std::min_element(best.begin(), best.end());
+  return fastest == best.end() ? nullptr : runs[static_cast<std::size_t>(fastest - best.begin())];
 }
 
-// The native configuration against `rival` in the same seconds: every iteration runs both, each
-// on its own rotating copy (constant A as in run_gemm), the one that goes first alternating.
+// The native configuration against `rival` in the same seconds: every iteration runs both, the
+// one that goes first alternating, every call on the next rotating copy (constant A as in
+// run_gemm), so that both sides cover all copies.
 // Counters "native GFLOP/s", "rival GFLOP/s" and "ratio" (the rival's time over native's: above 1,
 // native is faster), per repetition; the summary takes their medians.
 void run_native_vs(benchmark::State& state, Candidate<GemmParams>* native,
@@ -391,12 +393,17 @@ void run_native_vs(benchmark::State& state, Candidate<GemmParams>* native,
     if (!warm(state, x, copy_of(ws, 0, constant_a))) return;
   }
   double s[2] = {0, 0};
-  std::size_t i = 0;
+  std::size_t i = 0, copy = 0;
+  Status st;
   for (auto _ : state) {
-    for (int n = 0; n < 2; ++n) {
-      const int j = (static_cast<int>(i) + n) % 2;  // native first in even iterations
-      const GemmParams p = copy_of(ws, 2 * i + static_cast<std::size_t>(j), constant_a);
-      s[j] += seconds_of([&] { (void)c[j]->run(p); });
+    for (int n = 0; n < 2 && st.is_ok(); ++n) {
+      const int j = (static_cast<int>(i) + n) % 2;           // native first in even iterations
+      const GemmParams p = copy_of(ws, copy++, constant_a);  // every call on the next copy
+      s[j] += seconds_of([&] { st = c[j]->run(p); });
+    }
+    if (!st.is_ok()) {
+      state.SkipWithError(st.to_string().c_str());
+      break;
     }
     ++i;
   }
@@ -459,6 +466,7 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
               tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
   std::printf("%-9s %-43s %-26s %8s %8s %7s %7s %8s  %s\n", "group", "problem", "best library",
               "GFLOP/s", "native", "ratio", "paired", "of bound", "native configuration");
+  std::vector<std::string> best_names;  // per row, for the paired lines below
   for (const Row& row : rows) {
     std::vector<std::string> names;
     for (const auto& c : candidates()) {
@@ -476,33 +484,42 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
     }
     const double native = value(row.prefix + "native", "GFLOP/s");
     double bound_share = peak > 0 ? native / peak : 0;  // of the FMA peak
-    const double paired = value(row.prefix + "native_vs_read", "of read");
-    if (row.shape.n == 1 && paired > 0) {  // of the read bound, measured alternately with it
-      bound_share = paired;
+    const double of_read = value(row.prefix + "native_vs_read", "of read");
+    if (row.shape.n == 1 && of_read > 0) {  // of the read bound, measured alternately with it
+      bound_share = of_read;
     } else if (row.shape.n == 1 && bandwidth > 0) {  // of the read bound: weights stream once
       bound_share =
           native / row.shape.flops() * static_cast<double>(row.shape.a_bytes()) / bandwidth;
     }
-    std::printf("%-9s %-43s %-26s %8.1f %8.1f %7.3f %7.3f %7.1f%%  %s\n", row.group.c_str(),
+    const double paired = value(row.prefix + "native_vs_best", "ratio");
+    char paired_text[16] = "-";  // no paired benchmark, or it failed
+    if (paired > 0) std::snprintf(paired_text, sizeof paired_text, "%.3f", paired);
+    std::printf("%-9s %-43s %-26s %8.1f %8.1f %7.3f %7s %7.1f%%  %s\n", row.group.c_str(),
                 describe(row.shape).c_str(), best_name.c_str(), best, native,
-                best > 0 ? native / best : 0.0, value(row.prefix + "native_vs_best", "ratio"),
-                100.0 * bound_share, row.native.c_str());
+                best > 0 ? native / best : 0.0, paired_text, 100.0 * bound_share,
+                row.native.c_str());
+    best_names.push_back(best_name);
   }
   // Native against the library fastest in a short screen, or decode against plain reads of the
   // same weights, alternated call by call.
-  for (const Row& row : rows) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const Row& row = rows[r];
+    const std::string name = row.group + " " + describe(row.shape);
     const std::string best = row.prefix + "native_vs_best", read = row.prefix + "native_vs_read";
     if (value(best, "ratio") > 0) {
+      const std::string other = best_names[r] == row.rival || best_names[r] == "-"
+                                    ? ""
+                                    : "; the separate benchmarks' best: " + best_names[r];
       std::printf(
           "%s: native %.1f GFLOP/s, %s %.1f GFLOP/s in the same seconds, ratio %.3f (median of "
-          "the repetitions' ratios)\n",
-          describe(row.shape).c_str(), value(best, "native GFLOP/s"), row.rival.c_str(),
-          value(best, "rival GFLOP/s"), value(best, "ratio"));
+          "the repetitions' ratios%s)\n",
+          name.c_str(), value(best, "native GFLOP/s"), row.rival.c_str(),
+          value(best, "rival GFLOP/s"), value(best, "ratio"), other.c_str());
     } else if (value(read, "of read") > 0) {
       std::printf(
           "%s: native %.1f GB/s, plain reads of the same copies %.1f GB/s, %.1f%% (median "
           "of the repetitions' ratios)\n",
-          describe(row.shape).c_str(), value(read, "native GB/s"), value(read, "read GB/s"),
+          name.c_str(), value(read, "native GB/s"), value(read, "read GB/s"),
           100.0 * value(read, "of read"));
     }
   }
@@ -620,6 +637,9 @@ Row register_problem(const Problem& p, const GemmParams& shape,
     repeated(benchmark::RegisterBenchmark((row.prefix + "native_vs_best").c_str(), run_native_vs,
                                           native.get(), rival, shape, constant))
         ->MinTime(0.5);
+  } else {
+    std::printf("  no library ran %s: nothing to pair the native configuration with\n",
+                describe(shape).c_str());
   }
   owned.push_back(std::move(native));
   return row;
