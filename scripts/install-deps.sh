@@ -64,6 +64,27 @@ if [ -n "$PYTHON" ] && ! "$PYTHON" -c 'import nanobind, numpy, pytest' 2>/dev/nu
     echo "install-deps: pip failed; the Python module will be skipped" >&2
 fi
 
+# GEMM libraries newer than Debian's, from PyPI (docs/candidates.md): MKL, oneDNN 3 built for the
+# CPU with GNU OpenMP (its headers too: tunekit compiles against them), OpenBLAS with prefixed
+# symbols. Installed into $PYTHON's environment, where CMake finds them (cmake/wheels.cmake); a
+# failure only leaves their candidates out (`tunekit candidates` says why).
+WHEELS=(mkl==2026.2.1 onednn-cpu-gomp==2023.2.0 onednn-devel-cpu-gomp==2023.2.0
+        scipy-openblas32==0.3.34.481.3)
+if [ -n "$PYTHON" ]; then
+  wheel_missing=()
+  for w in "${WHEELS[@]}"; do
+    "$PYTHON" -m pip show -q "${w%%==*}" >/dev/null 2>&1 || wheel_missing+=("$w")
+  done
+  if [ ${#wheel_missing[@]} -ne 0 ]; then
+    wheel_flags=()
+    if [ "$debian_python" -eq 1 ]; then wheel_flags=(--break-system-packages); fi
+    echo "install-deps: pip installing ${wheel_missing[*]} for $PYTHON" >&2
+    "$PYTHON" -m pip install -q --disable-pip-version-check "${wheel_flags[@]}" \
+      "${wheel_missing[@]}" >&2 ||
+      echo "install-deps: pip failed; the MKL, oneDNN 3 or scipy-openblas candidates will be absent" >&2
+  fi
+fi
+
 # bochscpu-python (PyPI; a CPU emulator) for the AVX512-BF16 kernels' emulated check
 # (tests/emulated); a failure only skips that test.
 if [ -n "$PYTHON" ] && ! "$PYTHON" -m pip show -q bochscpu-python >/dev/null 2>&1; then

@@ -35,6 +35,14 @@ constexpr FamilyFactory kFactories[] = {
     {GemmFamily::kOnednnSgemm,
      [](const PlannedGemmCandidate&) { return detail::make_onednn_sgemm(); }},
     {GemmFamily::kLibxsmm, [](const PlannedGemmCandidate&) { return detail::make_libxsmm(); }},
+    {GemmFamily::kScipyOpenblas,
+     [](const PlannedGemmCandidate&) { return detail::make_scipy_openblas(); }},
+    {GemmFamily::kOnednn3Matmul,
+     [](const PlannedGemmCandidate&) {
+       return detail::make_onednn3_matmul(detail::OnednnWeights::kPlain);
+     }},
+    {GemmFamily::kMkl, [](const PlannedGemmCandidate&) { return detail::make_mkl(); }},
+    {GemmFamily::kMklJit, [](const PlannedGemmCandidate&) { return detail::make_mkl_jit(); }},
     {GemmFamily::kNativeGemm,
      [](const PlannedGemmCandidate&) { return make_native_gemm_template(); }},
     {GemmFamily::kNativeDecode,

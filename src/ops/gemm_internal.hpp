@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -102,6 +103,30 @@ Status run_as_gemm_calls(const GemmParams& params, bool native_bf16, Gemm&& gemm
   return run_as_gemm_call_sequence(params, native_bf16, GemmCallRef(gemm));
 }
 
+/// 64-byte aligned memory (oneDNN scratchpads, packed weights), grown on demand, freed with its
+/// owner.
+class AlignedBuffer {
+ public:
+  AlignedBuffer() = default;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  ~AlignedBuffer() { std::free(data_); }
+  /// At least `bytes` bytes; nullptr when out of memory.
+  void* get(std::size_t bytes) {
+    if (bytes > capacity_) {
+      std::free(data_);
+      capacity_ = (bytes + 63) / 64 * 64;
+      data_ = std::aligned_alloc(64, capacity_);
+      if (data_ == nullptr) capacity_ = 0;
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t capacity_ = 0;
+};
+
 /// Adds bias[i] to C(i, j) for the m x n matrix at `c` (column-major, ldc).
 void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
               const void* bias);
@@ -130,9 +155,10 @@ class GemmCandidateBase : public GemmCandidate {
   virtual Status supports_impl(const GemmParams& params) const = 0;
   virtual Status prepare_impl(const GemmParams& params) { return Status::ok(); }
   virtual Status run_impl(const GemmParams& params) = 0;
-  /// The OpenMP runtime the candidate's threads come from: 0 for the main program's libgomp
-  /// (OpenBLAS Default, oneDNN, Eigen; libxsmm runs on the caller's thread), else the link-map
-  /// namespace of its library copy.
+  /// The thread pool the candidate's threads come from: 0 for the main program's libgomp
+  /// (OpenBLAS Default, oneDNN 2, MKL, Eigen; libxsmm and JIT kernels run on the caller's
+  /// thread), the link-map namespace of its library copy, or one of the k*Runtime ids below for
+  /// pools of other kinds.
   virtual long runtime_id() const { return 0; }
   /// kUnsupported "<name>: <reason>".
   Status unsupported(std::string_view reason) const;
@@ -141,6 +167,11 @@ class GemmCandidateBase : public GemmCandidate {
   std::string name_;
   std::string library_;
 };
+
+/// runtime_id() of the scipy-openblas32 wheel's pthreads pool.
+constexpr long kWheelOpenblasRuntime = 1L << 20;
+/// runtime_id() of the oneDNN 3 wheel's TBB workers.
+constexpr long kTbbRuntime = (1L << 20) + 1;
 
 /// Makes the calling thread's libgomp thread count (used by OpenBLAS, oneDNN and Eigen in the
 /// main namespace) equal num_threads(). Cheap when already equal.
@@ -241,5 +272,22 @@ enum class OnednnWeights { kPlain, kPackedPerCall, kConstant };
 std::unique_ptr<GemmCandidate> make_onednn_matmul(OnednnWeights weights);
 std::unique_ptr<GemmCandidate> make_onednn_sgemm();
 std::unique_ptr<GemmCandidate> make_libxsmm();
+/// "scipy_openblas": OpenBLAS of the scipy-openblas32 wheel (prefixed symbols, own pthreads
+/// pool); kUnsupported when the wheel is not there.
+std::unique_ptr<GemmCandidate> make_scipy_openblas();
+/// "mkl": cblas_sgemm / cblas_dgemm / cblas_gemm_bf16bf16f32 of the mkl wheel.
+std::unique_ptr<GemmCandidate> make_mkl();
+/// "mkl_jit": MKL's JIT kernels (mkl_jit_create_?gemm) for plain float/double problems up to
+/// m*n*k = 128^3, generated once per shape, alpha and beta.
+std::unique_ptr<GemmCandidate> make_mkl_jit();
+/// "mkl[constant_b]": op(A) packed once by cblas_sgemm_pack / cblas_gemm_bf16bf16f32_pack on the
+/// instance's first run and reused (ops::Linear's constant weights; one problem per instance).
+std::unique_ptr<GemmCandidate> make_mkl_constant();
+/// "onednn3_matmul" (kPlain) or "onednn3_matmul[constant_b]" (kConstant): the matmul primitive
+/// of the oneDNN 3 wheel; kUnsupported when it is not there or tunekit was built without its
+/// headers.
+std::unique_ptr<GemmCandidate> make_onednn3_matmul(OnednnWeights weights);
+/// Whether tunekit was built with the oneDNN 3 wheel's headers (the onednn3 candidates exist).
+bool onednn3_built();
 
 }  // namespace tunekit::ops::detail

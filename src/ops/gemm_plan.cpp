@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "ops/gemm_internal.hpp"
+#include "ops/wheel_library.hpp"
 
 namespace tunekit::ops {
 namespace {
@@ -142,6 +143,18 @@ void add(GemmPlan& plan, std::string name, GemmFamily family, std::string settin
   plan.candidates.push_back({std::move(name), family, std::move(setting)});
 }
 
+// Adds a wheel's candidate, or notes it as absent with `missing` (or the build's reason).
+void add_wheel(GemmPlan& plan, const GemmBuildFacts& build, std::string name, GemmFamily family,
+               const std::string& missing) {
+  if (!build.namespaces) {
+    plan.absent.push_back({std::move(name), "RTLD_DEEPBIND does not work under AddressSanitizer"});
+  } else if (missing.empty()) {
+    add(plan, std::move(name), family);
+  } else {
+    plan.absent.push_back({std::move(name), missing});
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> GemmPlan::names() const {
@@ -163,6 +176,12 @@ GemmBuildFacts this_build() {
   facts.openblas_core = openblas_core_name();
   facts.namespaces = !TUNEKIT_OPS_ASAN;
   if (const char* env = std::getenv("TUNEKIT_BLIS_ARCHS")) facts.blis_archs = env;
+  facts.mkl_missing = detail::wheel_missing(detail::kMklLibrary);
+  facts.scipy_openblas_missing = detail::wheel_missing(detail::kScipyOpenblasLibrary);
+  facts.onednn3_missing =
+      detail::onednn3_built()
+          ? detail::wheel_missing(detail::kOnednn3Library)
+          : "tunekit was built without oneDNN 3's headers (pip install onednn-devel, reconfigure)";
   return facts;
 }
 
@@ -189,6 +208,18 @@ GemmPlan plan_gemm_candidates(const hw::CpuInfo& cpu, const GemmBuildFacts& buil
   add(plan, "onednn_matmul", GemmFamily::kOnednnMatmul);
   add(plan, "onednn_sgemm", GemmFamily::kOnednnSgemm);
   add(plan, "libxsmm", GemmFamily::kLibxsmm);
+  add_wheel(plan, build, "scipy_openblas", GemmFamily::kScipyOpenblas,
+            build.scipy_openblas_missing);
+  add_wheel(plan, build, "onednn3_matmul", GemmFamily::kOnednn3Matmul, build.onednn3_missing);
+  add_wheel(plan, build, "mkl", GemmFamily::kMkl, build.mkl_missing);
+  // MKL 2026.2's JIT gives MKL_NO_JIT (a jitter that calls the standard GEMM) for every size on
+  // the AMD EPYC Zen 4 (docs/candidates.md): offered on Intel CPUs only.
+  if (cpu.is_intel()) {
+    add_wheel(plan, build, "mkl_jit", GemmFamily::kMklJit, build.mkl_missing);
+  } else {
+    plan.absent.push_back(
+        {"mkl_jit", "MKL generates JIT GEMM kernels on Intel CPUs only (MKL_NO_JIT here)"});
+  }
   if (level >= X86Level::kV3) {
     add(plan, "native_f32", GemmFamily::kNativeGemm);
     add(plan, "native_decode_f32", GemmFamily::kNativeDecode);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ops/gemm_internal.hpp"
+#include "ops/onednn_shared.hpp"
 #include "tunekit/ops/threading.hpp"
 
 namespace tunekit::ops::detail {
@@ -99,25 +100,6 @@ dnnl_stream_t thread_stream() {
   return holder.stream;
 }
 
-// 64-byte aligned scratch memory of the calling thread (oneDNN scratchpads, packed weights).
-class ThreadBuffer {
- public:
-  void* get(std::size_t bytes) {
-    if (bytes > capacity_) {
-      std::free(data_);
-      capacity_ = (bytes + 63) / 64 * 64;
-      data_ = std::aligned_alloc(64, capacity_);
-      if (data_ == nullptr) capacity_ = 0;
-    }
-    return data_;
-  }
-  ~ThreadBuffer() { std::free(data_); }
-
- private:
-  void* data_ = nullptr;
-  std::size_t capacity_ = 0;
-};
-
 // Memory objects wrapping caller pointers for one execution; destroyed afterwards.
 class MemoryArgs {
  public:
@@ -144,30 +126,6 @@ class MemoryArgs {
 // ---------------------------------------------------------------------------------------------
 // onednn_matmul
 
-/// What a cached matmul primitive depends on: the problem key plus batch strides, alpha and
-/// beta (baked into the primitive as output scale and sum post-op), the thread count the
-/// primitive was created for, and the weights layout.
-struct MatmulKey {
-  GemmKey problem;
-  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
-  std::uint64_t alpha_bits = 0, beta_bits = 0;
-  int threads = 0;
-  bool packed = false;
-  friend bool operator==(const MatmulKey&, const MatmulKey&) = default;
-};
-struct MatmulKeyHash {
-  std::size_t operator()(const MatmulKey& k) const noexcept {
-    std::uint64_t h = GemmParams::hash(k.problem);
-    for (std::uint64_t v :
-         {static_cast<std::uint64_t>(k.stride_a), static_cast<std::uint64_t>(k.stride_b),
-          static_cast<std::uint64_t>(k.stride_c), k.alpha_bits, k.beta_bits,
-          static_cast<std::uint64_t>(k.threads) * 2 + (k.packed ? 1 : 0)}) {
-      h = (h ^ v) * 0x100000001b3ULL + (h >> 29);
-    }
-    return static_cast<std::size_t>(h);
-  }
-};
-
 /// A created matmul (and, for packed weights, the reorder into the matmul's layout).
 struct MatmulPrimitive {
   dnnl_primitive_t matmul = nullptr;
@@ -191,49 +149,26 @@ struct MatmulPrimitive {
   }
 };
 
-// Fills the oneDNN (row-major) view of the column-major problem: D[n x m] = S[n x k] * W[k x m]
-// with S = op(B)^T, W = op(A)^T, D = C^T; batched problems get a leading batch dimension (size
-// 1, i.e. broadcast, for an operand with stride 0).
 struct Views {
   dnnl_memory_desc_t src{}, weights{}, dst{}, bias{};
 };
 
 dnnl_status_t make_views(const GemmParams& p, bool packed, Views& v) {
   const dnnl_data_type_t in = p.dtype == DType::kBFloat16 ? dnnl_bf16 : dnnl_f32;
-  const bool batched = p.kind == GemmKind::kStridedBatched;
-  const int nd = batched ? 3 : 2;
-  const int o = batched ? 1 : 0;
-  dnnl_dims_t sd{}, ss{}, wd{}, ws{}, dd{}, ds{};
-  sd[o] = p.n;
-  sd[o + 1] = p.k;
-  ss[o] = p.b_is_n() ? p.ldb : 1;
-  ss[o + 1] = p.b_is_n() ? 1 : p.ldb;
-  wd[o] = p.k;
-  wd[o + 1] = p.m;
-  ws[o] = p.a_is_n() ? p.lda : 1;
-  ws[o + 1] = p.a_is_n() ? 1 : p.lda;
-  dd[o] = p.n;
-  dd[o + 1] = p.m;
-  ds[o] = p.ldc;
-  ds[o + 1] = 1;
-  if (batched) {
-    sd[0] = p.stride_b == 0 ? 1 : p.batch;
-    ss[0] = p.stride_b == 0 ? p.ldb * (p.b_is_n() ? p.n : p.k) : p.stride_b;
-    wd[0] = p.stride_a == 0 ? 1 : p.batch;
-    ws[0] = p.stride_a == 0 ? p.lda * (p.a_is_n() ? p.k : p.m) : p.stride_a;
-    dd[0] = p.batch;
-    ds[0] = p.stride_c;
-  }
-  dnnl_status_t s = dnnl_memory_desc_init_by_strides(&v.src, nd, sd, in, ss);
+  const MatmulView m = matmul_view(p);
+  dnnl_status_t s =
+      dnnl_memory_desc_init_by_strides(&v.src, m.ndims, m.src.dims, in, m.src.strides);
   if (s == dnnl_success) {
-    s = packed ? dnnl_memory_desc_init_by_tag(&v.weights, nd, wd, in, dnnl_format_tag_any)
-               : dnnl_memory_desc_init_by_strides(&v.weights, nd, wd, in, ws);
+    s = packed ? dnnl_memory_desc_init_by_tag(&v.weights, m.ndims, m.weights.dims, in,
+                                              dnnl_format_tag_any)
+               : dnnl_memory_desc_init_by_strides(&v.weights, m.ndims, m.weights.dims, in,
+                                                  m.weights.strides);
   }
-  if (s == dnnl_success) s = dnnl_memory_desc_init_by_strides(&v.dst, nd, dd, dnnl_f32, ds);
+  if (s == dnnl_success) {
+    s = dnnl_memory_desc_init_by_strides(&v.dst, m.ndims, m.dst.dims, dnnl_f32, m.dst.strides);
+  }
   if (s == dnnl_success && p.kind == GemmKind::kGemmAndBias) {
-    dnnl_dims_t bd{1, p.m};
-    dnnl_dims_t bs{p.m, 1};
-    s = dnnl_memory_desc_init_by_strides(&v.bias, 2, bd, dnnl_f32, bs);
+    s = dnnl_memory_desc_init_by_strides(&v.bias, 2, m.bias.dims, dnnl_f32, m.bias.strides);
   }
   return s;
 }
@@ -312,7 +247,7 @@ class OnednnMatmul final : public GemmCandidateBase {
     const GemmParams p = prim.staged ? staged_to_float(problem) : problem;
     dnnl_stream_t stream = thread_stream();
     if (stream == nullptr) return Status(StatusCode::kRuntimeError, "oneDNN stream unavailable");
-    thread_local ThreadBuffer scratchpad, packed_weights;
+    thread_local AlignedBuffer scratchpad, packed_weights;
     const void* weights = p.a;
     if (constant_) {
       auto packed = constant_weights(p, prim, stream);
@@ -390,23 +325,8 @@ class OnednnMatmul final : public GemmCandidateBase {
     return static_cast<const void*>(packed);
   }
 
-  MatmulKey key_of(const GemmParams& p) const {
-    MatmulKey k;
-    k.problem = p.key();
-    if (p.kind == GemmKind::kStridedBatched) {
-      k.stride_a = p.stride_a;
-      k.stride_b = p.stride_b;
-      k.stride_c = p.stride_c;
-    }
-    k.alpha_bits = std::bit_cast<std::uint64_t>(p.alpha);
-    k.beta_bits = std::bit_cast<std::uint64_t>(p.beta);
-    k.threads = num_threads();
-    k.packed = packed_;
-    return k;
-  }
-
   Expected<std::shared_ptr<const MatmulPrimitive>> get(const GemmParams& p) {
-    const MatmulKey key = key_of(p);
+    const MatmulKey key = matmul_key(p, packed_);
     {
       std::shared_lock lock(mutex_);
       if (auto it = cache_.find(key); it != cache_.end()) return it->second;
@@ -517,7 +437,7 @@ class OnednnMatmul final : public GemmCandidateBase {
   bool packed_;
   bool constant_;
   std::mutex constant_mutex_;
-  ThreadBuffer constant_buffer_;  // the constant weights (not per thread here: one owner)
+  AlignedBuffer constant_buffer_;  // the constant weights (not per thread here: one owner)
   GemmKey constant_key_{};
   bool constant_ready_ = false;
   std::shared_mutex mutex_;

@@ -1,5 +1,6 @@
-// OpenBLAS candidates: "Default" (CBLAS of the OpenBLAS the program links) and
-// "openblas[core=<core>]" (a second copy in its own namespace with OPENBLAS_CORETYPE forced).
+// OpenBLAS candidates: "Default" (CBLAS of the OpenBLAS the program links),
+// "openblas[core=<core>]" (a second copy in its own namespace with OPENBLAS_CORETYPE forced) and
+// "scipy_openblas" (the newer OpenBLAS of the scipy-openblas32 wheel, whose symbols are prefixed).
 #include <cblas.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <mutex>
 
 #include "ops/gemm_internal.hpp"
+#include "ops/wheel_library.hpp"
 
 namespace tunekit::ops {
 
@@ -37,8 +39,37 @@ struct OpenBlasApi {
   DgemmFn dgemm = nullptr;
   SbgemmFn sbgemm = nullptr;  ///< null when the build has no bf16 GEMM (0.3.21 in Debian 12)
   char* (*get_config)() = nullptr;
-  LibraryNamespace* ns = nullptr;  ///< null for the linked OpenBLAS
+  void (*set_threads)(int) = nullptr;  ///< the wheel's own thread count (its pthreads pool)
+  LibraryNamespace* ns = nullptr;      ///< null for the linked OpenBLAS and the wheel
 };
+
+/// Which OpenBLAS a candidate runs.
+enum class OpenBlasSource { kLinked, kCore, kWheel };
+
+/// OPENBLAS_THREAD_TIMEOUT for the wheel's pthreads pool: its idle workers spin 2^20 cycles
+/// (about 0.4 ms here) instead of 2^28 (about 0.1 s) before sleeping, so they stop competing
+/// with the next library as soon as kNamespaceGompSpinCount lets libgomp's workers stop; calls
+/// back to back still find them awake. Source: OpenBLAS's USAGE.md (the variable takes the
+/// exponent, 4-30); the 0.5 ms target is docs/candidates.md, "Thread pools".
+constexpr int kWheelThreadTimeout = 20;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::string candidate_name(OpenBlasSource source, const std::string& core) {
+  switch (source) {
+    case OpenBlasSource::kLinked:
+      return "Default";
+    case OpenBlasSource::kWheel:
+      return "scipy_openblas";
+    default:
+      break;
+  }
+  return fmt::format("openblas[core={}]", lower(core));
+}
 
 // Path of the linked OpenBLAS (the file holding cblas_sgemm).
 std::string linked_openblas_path() {
@@ -51,21 +82,16 @@ std::string linked_openblas_path() {
 
 CBLAS_TRANSPOSE cblas_trans(char t) { return t == 'n' ? CblasNoTrans : CblasTrans; }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 class OpenBlasGemm final : public GemmCandidateBase {
  public:
-  /// `core` empty: the linked OpenBLAS ("Default"); else a namespaced copy forced to `core`
-  /// (an OPENBLAS_CORETYPE value such as "SkylakeX").
-  explicit OpenBlasGemm(std::string core)
-      : GemmCandidateBase(core.empty() ? "Default" : fmt::format("openblas[core={}]", lower(core)),
-                          "openblas"),
+  /// kLinked: the linked OpenBLAS ("Default"); kCore: a namespaced copy forced to `core` (an
+  /// OPENBLAS_CORETYPE value such as "SkylakeX"); kWheel: scipy-openblas32's library.
+  OpenBlasGemm(OpenBlasSource source, std::string core)
+      : GemmCandidateBase(candidate_name(source, core),
+                          source == OpenBlasSource::kWheel ? "scipy_openblas" : "openblas"),
+        source_(source),
         core_(std::move(core)) {
-    if (core_.empty()) {
+    if (source_ == OpenBlasSource::kLinked) {
       api_.sgemm = &cblas_sgemm;
       api_.dgemm = &cblas_dgemm;
       api_.get_config = &openblas_get_config;
@@ -94,12 +120,17 @@ class OpenBlasGemm final : public GemmCandidateBase {
 
   Status prepare_impl(const GemmParams&) override { return load(); }
 
-  long runtime_id() const override { return namespace_id_.load(std::memory_order_relaxed); }
+  long runtime_id() const override {
+    return source_ == OpenBlasSource::kWheel ? kWheelOpenblasRuntime
+                                             : namespace_id_.load(std::memory_order_relaxed);
+  }
 
   Status run_impl(const GemmParams& p) override {
     TUNEKIT_RETURN_IF_ERROR(load());
     if (api_.ns != nullptr) {
       api_.ns->sync_threads();
+    } else if (api_.set_threads != nullptr) {
+      sync_wheel_threads();
     } else {
       sync_main_threads();
     }
@@ -134,8 +165,39 @@ class OpenBlasGemm final : public GemmCandidateBase {
  private:
   Status load() {
     if (load_once_flag_done_) return loaded_;
-    std::call_once(load_once_, [this] { loaded_ = load_namespaced(); });
+    std::call_once(load_once_, [this] {
+      loaded_ = source_ == OpenBlasSource::kWheel ? load_wheel() : load_namespaced();
+    });
     return loaded_;
+  }
+
+  void sync_wheel_threads() {
+    const int n = num_threads();
+    if (applied_threads_.load(std::memory_order_relaxed) != n) {
+      api_.set_threads(n);
+      applied_threads_.store(n, std::memory_order_relaxed);
+    }
+  }
+
+  Status load_wheel() {
+    Expected<std::string> path = locate_wheel_library(kScipyOpenblasLibrary);
+    if (!path) return unsupported(path.status().message());
+    Expected<void*> handle =
+        open_wheel_library(*path, {fmt::format("OPENBLAS_THREAD_TIMEOUT={}", kWheelThreadTimeout)});
+    if (!handle) return unsupported(handle.status().message());
+    auto sym = [&](const char* name) { return dlsym(*handle, name); };
+    api_.sgemm = reinterpret_cast<SgemmFn>(sym("scipy_cblas_sgemm"));
+    api_.dgemm = reinterpret_cast<DgemmFn>(sym("scipy_cblas_dgemm"));
+    api_.sbgemm = reinterpret_cast<SbgemmFn>(sym("scipy_cblas_sbgemm"));
+    api_.get_config = reinterpret_cast<char* (*)()>(sym("scipy_openblas_get_config"));
+    api_.set_threads = reinterpret_cast<void (*)(int)>(sym("scipy_openblas_set_num_threads"));
+    if (api_.sgemm == nullptr || api_.dgemm == nullptr || api_.get_config == nullptr ||
+        api_.set_threads == nullptr) {
+      return unsupported(fmt::format(
+          "{} lacks scipy_cblas_sgemm/dgemm or scipy_openblas_get_config/set_num_threads", *path));
+    }
+    sync_wheel_threads();
+    return Status::ok();
   }
 
   Status load_namespaced() {
@@ -176,8 +238,10 @@ class OpenBlasGemm final : public GemmCandidateBase {
     return Status::ok();
   }
 
+  OpenBlasSource source_;
   std::string core_;
   OpenBlasApi api_;
+  std::atomic<int> applied_threads_{0};  // the wheel's thread count as last set
   std::once_flag load_once_;
   bool load_once_flag_done_ = false;
   Status loaded_;
@@ -187,11 +251,15 @@ class OpenBlasGemm final : public GemmCandidateBase {
 }  // namespace
 
 std::unique_ptr<GemmCandidate> make_openblas_default() {
-  return std::make_unique<OpenBlasGemm>(std::string());
+  return std::make_unique<OpenBlasGemm>(OpenBlasSource::kLinked, std::string());
 }
 
 std::unique_ptr<GemmCandidate> make_openblas_core(std::string core) {
-  return std::make_unique<OpenBlasGemm>(std::move(core));
+  return std::make_unique<OpenBlasGemm>(OpenBlasSource::kCore, std::move(core));
+}
+
+std::unique_ptr<GemmCandidate> make_scipy_openblas() {
+  return std::make_unique<OpenBlasGemm>(OpenBlasSource::kWheel, std::string());
 }
 
 hw::X86Level openblas_core_level(std::string_view core) {

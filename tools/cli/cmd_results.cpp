@@ -7,6 +7,7 @@
 #include "table.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/ops/gemm.hpp"
+#include "tunekit/ops/gemm_plan.hpp"
 #include "tunekit/ops/native_gemm.hpp"
 #include "tunekit/ops/threading.hpp"
 #include "tuning_setup.hpp"
@@ -97,6 +98,11 @@ void list_candidates() {
         {std::to_string(i), list[i]->name(), std::string(list[i]->library()), runs, file});
   }
   std::fputs(table.render().c_str(), stdout);
+  const ops::GemmPlan plan = ops::plan_gemm_candidates(hw::cpu(), ops::this_build());
+  if (!plan.absent.empty()) std::printf("\nNot offered here:\n");
+  for (const ops::AbsentGemmCandidate& a : plan.absent) {
+    std::printf("  %s: %s\n", a.name.c_str(), a.reason.c_str());
+  }
 }
 
 }  // namespace

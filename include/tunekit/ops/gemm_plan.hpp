@@ -19,10 +19,14 @@ struct GemmBuildFacts {
   /// TUNEKIT_BLIS_ARCHS (comma-separated BLIS 0.9 configuration names); empty: unset, the
   /// planned list for the CPU applies.
   std::string blis_archs;
+  /// Why the PyPI wheels' libraries cannot be used in this process (not installed, not found,
+  /// no headers at build time, AddressSanitizer); empty: usable. MKL (`mkl`, `mkl_jit`), oneDNN 3
+  /// (`onednn3_matmul`) and scipy-openblas32 (`scipy_openblas`).
+  std::string mkl_missing, onednn3_missing, scipy_openblas_missing;
 };
 
 /// The facts of this process: the linked OpenBLAS's core, AddressSanitizer or not,
-/// TUNEKIT_BLIS_ARCHS.
+/// TUNEKIT_BLIS_ARCHS, which wheel libraries can be located (without loading them).
 GemmBuildFacts this_build();
 
 /// The candidate families of make_gemm_candidates(), in list order.
@@ -34,6 +38,10 @@ enum class GemmFamily {
   kOnednnMatmul,      ///< "onednn_matmul"
   kOnednnSgemm,       ///< "onednn_sgemm"
   kLibxsmm,           ///< "libxsmm"
+  kScipyOpenblas,     ///< "scipy_openblas": OpenBLAS of the scipy-openblas32 wheel
+  kOnednn3Matmul,     ///< "onednn3_matmul": the matmul primitive of the oneDNN 3 wheel
+  kMkl,               ///< "mkl": MKL's CBLAS (sgemm, dgemm, gemm_bf16bf16f32)
+  kMklJit,            ///< "mkl_jit": MKL's JIT kernels for small problems
   kNativeGemm,        ///< "native_f32": tunekit's blocked kernels, a template (native_gemm.hpp)
   kNativeDecode,      ///< "native_decode_f32": tunekit's decode kernels, a template
   kNativeDecodeBf16,  ///< "native_decode_bf16": the decode kernels on bf16 weights, a template
@@ -46,10 +54,17 @@ struct PlannedGemmCandidate {
   std::string setting;  ///< see GemmFamily; empty for families without one
 };
 
-/// The planned list (Default first) and the warnings planning produced (TUNEKIT_BLIS_ARCHS
-/// entries that were dropped, one line each).
+/// A candidate the CPU would get but this process cannot offer, and why.
+struct AbsentGemmCandidate {
+  std::string name;
+  std::string reason;
+};
+
+/// The planned list (Default first), the candidates left out for want of their library, and the
+/// warnings planning produced (TUNEKIT_BLIS_ARCHS entries that were dropped, one line each).
 struct GemmPlan {
   std::vector<PlannedGemmCandidate> candidates;
+  std::vector<AbsentGemmCandidate> absent;
   std::vector<std::string> warnings;
 
   /// The candidates' names in order.
@@ -71,6 +86,9 @@ struct GemmPlan {
 ///     TUNEKIT_BLIS_ARCHS (names the CPU cannot run or BLIS 0.9 lacks are dropped with a
 ///     warning; at most 4 copies); none without namespaces.
 ///   * eigen: with x86-64-v4 or v3 (the build of that level), else not offered.
+///   * scipy_openblas, onednn3_matmul, mkl (the PyPI wheels): on every x86-64 CPU where their
+///     library is usable (else in `absent` with the reason); mkl_jit on Intel CPUs only (MKL
+///     makes no JIT kernels on AMD).
 ///   * native_f32 and native_decode_f32 (tunekit's own kernels, searched per problem): with
 ///     x86-64-v3 or v4, last.
 GemmPlan plan_gemm_candidates(const hw::CpuInfo& cpu, const GemmBuildFacts& build);

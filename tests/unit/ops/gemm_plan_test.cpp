@@ -41,10 +41,10 @@ hw::CpuInfo without_avx(hw::CpuInfo info) {
 TEST(GemmPlan, IntelXeonWithAmxGetsTheSkylakeXCopyAndSkxPlusHaswell) {
   // OpenBLAS 0.3.21 does not know family 6 model 207 and runs its Prescott kernels there.
   const GemmPlan plan = plan_gemm_candidates(fixture("intel_xeon_amx"), build("Prescott"));
-  EXPECT_EQ(plan.names(),
-            (Names{"Default", "openblas[core=skylakex]", "blis[arch=skx]", "blis[arch=haswell]",
-                   "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm", "native_f32",
-                   "native_decode_f32", "native_decode_bf16"}));
+  EXPECT_EQ(plan.names(), (Names{"Default", "openblas[core=skylakex]", "blis[arch=skx]",
+                                 "blis[arch=haswell]", "eigen", "onednn_matmul", "onednn_sgemm",
+                                 "libxsmm", "scipy_openblas", "onednn3_matmul", "mkl", "mkl_jit",
+                                 "native_f32", "native_decode_f32", "native_decode_bf16"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"SkylakeX"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v4"});
   EXPECT_TRUE(plan.warnings.empty());
@@ -54,9 +54,9 @@ TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
   // OpenBLAS 0.3.21 runs its Cooperlake (AVX-512) kernels on Zen 4; BLIS's skx is 3-12x slower
   // than haswell there (machine-notes.md), although the CPU could run it.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen4"), build("Cooperlake"));
-  EXPECT_EQ(plan.names(),
-            (Names{"Default", "blis[arch=zen3]", "eigen", "onednn_matmul", "onednn_sgemm",
-                   "libxsmm", "native_f32", "native_decode_f32", "native_decode_bf16"}));
+  EXPECT_EQ(plan.names(), (Names{"Default", "blis[arch=zen3]", "eigen", "onednn_matmul",
+                                 "onednn_sgemm", "libxsmm", "scipy_openblas", "onednn3_matmul",
+                                 "mkl", "native_f32", "native_decode_f32", "native_decode_bf16"}));
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v4"});
   EXPECT_TRUE(plan.warnings.empty());
 }
@@ -64,9 +64,10 @@ TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
 TEST(GemmPlan, AmdZen3GetsTheHaswellCopyZen3AndTheAvx2Eigen) {
   // OpenBLAS 0.3.21 runs its Zen core there; its Haswell core was faster on small GEMMs.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen3"), build("Zen"));
-  EXPECT_EQ(plan.names(), (Names{"Default", "openblas[core=haswell]", "blis[arch=zen3]", "eigen",
-                                 "onednn_matmul", "onednn_sgemm", "libxsmm", "native_f32",
-                                 "native_decode_f32", "native_decode_bf16"}));
+  EXPECT_EQ(plan.names(),
+            (Names{"Default", "openblas[core=haswell]", "blis[arch=zen3]", "eigen", "onednn_matmul",
+                   "onednn_sgemm", "libxsmm", "scipy_openblas", "onednn3_matmul", "mkl",
+                   "native_f32", "native_decode_f32", "native_decode_bf16"}));
   EXPECT_EQ(plan.settings(GemmFamily::kOpenblasCore), Names{"Haswell"});
   EXPECT_EQ(plan.settings(GemmFamily::kBlis), Names{"zen3"});
   EXPECT_EQ(plan.settings(GemmFamily::kEigen), Names{"x86-64-v3"});
@@ -96,11 +97,31 @@ TEST(GemmPlan, WithoutNamespacesThereAreNoLibraryCopies) {
   EXPECT_EQ(plan.names(), (Names{"Default", "eigen", "onednn_matmul", "onednn_sgemm", "libxsmm",
                                  "native_f32", "native_decode_f32", "native_decode_bf16"}));
   EXPECT_TRUE(plan.warnings.empty());
+  ASSERT_EQ(plan.absent.size(), 4u);  // the wheels need RTLD_DEEPBIND
+  EXPECT_EQ(plan.absent[0].name, "scipy_openblas");
+  EXPECT_EQ(plan.absent[0].reason, "RTLD_DEEPBIND does not work under AddressSanitizer");
+}
+
+TEST(GemmPlan, WheelsThatCannotBeFoundAreNamedWithTheReason) {
+  GemmBuildFacts facts = build("Cooperlake");
+  facts.mkl_missing = "MKL not found (libmkl_rt.so.3 not in /x; pip install mkl)";
+  facts.onednn3_missing = "no headers";
+  const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen4"), facts);
+  EXPECT_EQ(plan.names(), (Names{"Default", "blis[arch=zen3]", "eigen", "onednn_matmul",
+                                 "onednn_sgemm", "libxsmm", "scipy_openblas", "native_f32",
+                                 "native_decode_f32", "native_decode_bf16"}));
+  ASSERT_EQ(plan.absent.size(), 3u);
+  EXPECT_EQ(plan.absent[0].name, "onednn3_matmul");
+  EXPECT_EQ(plan.absent[0].reason, "no headers");
+  EXPECT_EQ(plan.absent[1].name, "mkl");
+  EXPECT_EQ(plan.absent[1].reason, facts.mkl_missing);
+  EXPECT_EQ(plan.absent[2].name, "mkl_jit");  // never on AMD, whatever the wheel
 }
 
 TEST(GemmPlan, CpusWithoutAvx2GetNeitherBlisNorEigen) {
   const GemmPlan plan = plan_gemm_candidates(without_avx(fixture("amd_zen3")), build("Prescott"));
-  EXPECT_EQ(plan.names(), (Names{"Default", "onednn_matmul", "onednn_sgemm", "libxsmm"}));
+  EXPECT_EQ(plan.names(), (Names{"Default", "onednn_matmul", "onednn_sgemm", "libxsmm",
+                                 "scipy_openblas", "onednn3_matmul", "mkl"}));
 }
 
 TEST(GemmPlan, BlisArchsVariableReplacesTheListAndNamesWhatItDrops) {

@@ -1,0 +1,234 @@
+// Locating the libraries of PyPI wheels and opening them with RTLD_DEEPBIND after their
+// neighbouring dependencies. See src/ops/wheel_library.hpp.
+#include "ops/wheel_library.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <vector>
+
+#include "ops/gemm_internal.hpp"
+#include "tunekit/core/log.hpp"
+
+#ifndef TUNEKIT_WHEEL_LIBRARY_DIRS
+#define TUNEKIT_WHEEL_LIBRARY_DIRS ""
+#endif
+
+extern "C" char** environ;  // NOLINT: POSIX
+
+namespace tunekit::ops::detail {
+namespace {
+
+// The bytes of `path`, or kIoError.
+Expected<std::string> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kIoError, fmt::format("{}: cannot open", path));
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return bytes;
+}
+
+// Maps a virtual address of the ELF image to its file offset through the PT_LOAD headers.
+bool file_offset(const std::string& elf, const Elf64_Ehdr& eh, Elf64_Addr addr, std::size_t& out) {
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    std::memcpy(&ph, elf.data() + eh.e_phoff + static_cast<std::size_t>(i) * eh.e_phentsize,
+                sizeof ph);
+    if (ph.p_type == PT_LOAD && addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz) {
+      out = static_cast<std::size_t>(addr - ph.p_vaddr + ph.p_offset);
+      return true;
+    }
+  }
+  return false;
+}
+
+// The PT_DYNAMIC segment's entries of a validated ELF image.
+std::vector<Elf64_Dyn> dynamic_entries(const std::string& elf, const Elf64_Ehdr& eh) {
+  std::vector<Elf64_Dyn> out;
+  for (int i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    std::memcpy(&ph, elf.data() + eh.e_phoff + static_cast<std::size_t>(i) * eh.e_phentsize,
+                sizeof ph);
+    if (ph.p_type != PT_DYNAMIC || ph.p_offset + ph.p_filesz > elf.size()) continue;
+    for (std::size_t off = 0; off + sizeof(Elf64_Dyn) <= ph.p_filesz; off += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn d{};
+      std::memcpy(&d, elf.data() + ph.p_offset + off, sizeof d);
+      if (d.d_tag == DT_NULL) break;
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+// Opens the not yet loaded dependencies of `path` that lie in `dir`, depth first.
+void open_neighbours(const std::string& path, const std::string& dir,
+                     std::vector<std::string>& visited) {
+  Expected<std::vector<std::string>> needed = elf_needed(path);
+  if (!needed) return;  // dlopen of `path` will report what is wrong
+  for (const std::string& soname : *needed) {
+    const std::string dep = dir + "/" + soname;
+    if (std::find(visited.begin(), visited.end(), soname) != visited.end()) continue;
+    visited.push_back(soname);
+    if (!is_regular_file(dep)) continue;  // a system library: the loader finds it
+    if (void* loaded = dlopen(soname.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
+      dlclose(loaded);  // already there (drops only the reference NOLOAD took)
+      continue;
+    }
+    open_neighbours(dep, dir, visited);
+    if (dlopen(dep.c_str(), RTLD_NOW | RTLD_LOCAL) == nullptr) {
+      const char* error = dlerror();
+      log::info(1, "ops: cannot preload {}: {}", dep, error != nullptr ? error : "?");
+    }
+  }
+}
+
+// The process environment with `overrides` replacing or extending same-named entries.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool replaced = std::any_of(overrides.begin(), overrides.end(),
+                                      [&](const auto& o) { return name_of(o) == name_of(entry); });
+    if (!replaced) env.emplace_back(entry);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
+}  // namespace
+
+bool is_regular_file(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string directory_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::vector<std::string> wheel_library_dirs() {
+  std::vector<std::string> dirs;
+  std::string_view text = TUNEKIT_WHEEL_LIBRARY_DIRS;
+  while (!text.empty()) {
+    const std::size_t colon = text.find(':');
+    if (colon != 0) dirs.emplace_back(text.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    text.remove_prefix(colon + 1);
+  }
+  return dirs;
+}
+
+Expected<std::string> locate_wheel_library(const WheelLibrary& lib) {
+  return locate_wheel_library(lib, wheel_library_dirs());
+}
+
+Expected<std::string> locate_wheel_library(const WheelLibrary& lib,
+                                           const std::vector<std::string>& search_dirs) {
+  const std::string env(lib.env);
+  if (const char* path = std::getenv(env.c_str()); path != nullptr && *path != '\0') {
+    if (is_regular_file(path)) return std::string(path);
+    return Status(StatusCode::kNotFound,
+                  fmt::format("{}={}: no such file ({})", lib.env, path, lib.name));
+  }
+  for (const std::string& dir : search_dirs) {
+    const std::string path = fmt::format("{}/{}", dir, lib.file);
+    if (is_regular_file(path)) return path;
+  }
+  return Status(
+      StatusCode::kNotFound,
+      fmt::format("{} not found ({} not in {}; {} and reconfigure, or set {})", lib.name, lib.file,
+                  search_dirs.empty() ? std::string("any directory CMake found")
+                                      : fmt::format("{}", fmt::join(search_dirs, ", ")),
+                  lib.pip, lib.env));
+}
+
+std::string wheel_missing(const WheelLibrary& lib) {
+  if (TUNEKIT_OPS_ASAN) return "RTLD_DEEPBIND does not work under AddressSanitizer";
+  Expected<std::string> path = locate_wheel_library(lib);
+  return path ? std::string() : path.status().message();
+}
+
+Expected<std::vector<std::string>> elf_needed(const std::string& path) {
+  Expected<std::string> bytes = read_bytes(path);
+  if (!bytes) return bytes.status();
+  const std::string& elf = *bytes;
+  Elf64_Ehdr eh{};
+  if (elf.size() < sizeof eh) return Status(StatusCode::kParseError, path + ": not an ELF file");
+  std::memcpy(&eh, elf.data(), sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+      eh.e_phentsize != sizeof(Elf64_Phdr) ||
+      eh.e_phoff + static_cast<std::size_t>(eh.e_phnum) * eh.e_phentsize > elf.size()) {
+    return Status(StatusCode::kParseError, path + ": not a 64-bit ELF file");
+  }
+  const std::vector<Elf64_Dyn> dyn = dynamic_entries(elf, eh);
+  Elf64_Addr strtab = 0;
+  for (const Elf64_Dyn& d : dyn) {
+    if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
+  }
+  std::size_t strtab_off = 0;
+  if (dyn.empty() || !file_offset(elf, eh, strtab, strtab_off)) {
+    return Status(StatusCode::kParseError, path + ": no dynamic section");
+  }
+  std::vector<std::string> needed;
+  for (const Elf64_Dyn& d : dyn) {
+    if (d.d_tag != DT_NEEDED) continue;
+    const std::size_t at = strtab_off + d.d_un.d_val;
+    if (at >= elf.size()) return Status(StatusCode::kParseError, path + ": bad DT_NEEDED");
+    needed.emplace_back(elf.c_str() + at, strnlen(elf.c_str() + at, elf.size() - at));
+  }
+  return needed;
+}
+
+namespace {
+std::recursive_mutex g_environment_mutex;  // one swap of `environ` at a time
+}  // namespace
+
+void with_environment(const std::vector<std::string>& environment,
+                      const std::function<void()>& fn) {
+  std::lock_guard lock(g_environment_mutex);
+  if (environment.empty()) {
+    fn();
+    return;
+  }
+  // Kept for the life of the process: a library may keep pointers getenv() gave it.
+  auto* strings = new std::vector<std::string>(environment_with(environment));
+  auto* env = new std::vector<char*>();
+  for (std::string& s : *strings) env->push_back(s.data());
+  env->push_back(nullptr);
+  char** saved = environ;
+  environ = env->data();
+  fn();
+  environ = saved;
+}
+
+Expected<void*> open_wheel_library(const std::string& path,
+                                   const std::vector<std::string>& environment) {
+  if (TUNEKIT_OPS_ASAN) {
+    return Status(StatusCode::kUnsupported,
+                  fmt::format("{}: RTLD_DEEPBIND does not work under AddressSanitizer", path));
+  }
+  std::lock_guard lock(g_environment_mutex);
+  std::vector<std::string> visited;
+  open_neighbours(path, directory_of(path), visited);
+  void* handle = nullptr;
+  with_environment(environment,
+                   [&] { handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND); });
+  if (handle == nullptr) {
+    const char* error = dlerror();
+    return Status(StatusCode::kUnsupported,
+                  fmt::format("cannot load {}: {}", path, error != nullptr ? error : "dlopen"));
+  }
+  log::info(2, "ops: loaded {} (RTLD_DEEPBIND)", path);
+  return handle;
+}
+
+}  // namespace tunekit::ops::detail
