@@ -8,6 +8,7 @@
 #include "ops/gemm_internal.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/ops/gemm_plan.hpp"
 #include "tunekit/ops/native_gemm.hpp"
 #include "tunekit/tunable/context.hpp"
 #include "tunekit/tunable/find_fastest.hpp"
@@ -32,12 +33,34 @@ Status bad_linear_argument(const std::string& what) {
   return Status(StatusCode::kInvalidArgument, "Linear: " + what);
 }
 
+bool always(const GemmBuildFacts&) { return true; }
+
+// The library candidates that pack constant weights once: name, factory (a fresh instance packs
+// the caller's weights on its first run) and whether this process can offer it.
+struct ConstantFamily {
+  std::string_view name;
+  std::unique_ptr<GemmCandidate> (*make)();
+  bool (*offered)(const GemmBuildFacts&);
+};
+constexpr ConstantFamily kConstantFamilies[] = {
+    {"onednn_matmul[constant_b]",
+     [] { return detail::make_onednn_matmul(detail::OnednnWeights::kConstant); }, always},
+    {"onednn3_matmul[constant_b]",
+     [] { return detail::make_onednn3_matmul(detail::OnednnWeights::kConstant); },
+     [](const GemmBuildFacts& b) { return b.namespaces && b.onednn3_missing.empty(); }},
+    {"mkl[constant_b]", [] { return detail::make_mkl_constant(); },
+     [](const GemmBuildFacts& b) { return b.namespaces && b.mkl_missing.empty(); }},
+};
+
 // Default, then the candidates that pack constant weights once, then the decode kernels of
 // the weights' dtype.
 CandidateList<GemmParams> constant_candidates(DType dtype) {
   CandidateList<GemmParams> list;
   list.push_back(detail::make_openblas_default());
-  list.push_back(detail::make_onednn_matmul(detail::OnednnWeights::kConstant));
+  const GemmBuildFacts build = this_build();
+  for (const ConstantFamily& f : kConstantFamilies) {
+    if (f.offered(build)) list.push_back(f.make());
+  }
   list.push_back(make_native_gemm_template(/*constant_a=*/true));
   list.push_back(make_native_decode_template(dtype));
   return list;
@@ -50,8 +73,8 @@ std::string_view dtype_word(DType dtype) { return dtype == DType::kBFloat16 ? "b
 std::unique_ptr<Candidate<GemmParams>> fresh_packing_copy(CandidateList<GemmParams>& list,
                                                           std::size_t index,
                                                           const std::string& name) {
-  if (name == "onednn_matmul[constant_b]") {
-    return detail::make_onednn_matmul(detail::OnednnWeights::kConstant);
+  for (const ConstantFamily& f : kConstantFamilies) {
+    if (f.name == name) return f.make();
   }
   if (name.rfind(std::string(kNativeGemmFamily) + "[", 0) != 0) return nullptr;
   auto* family = as_template(*list[index]);

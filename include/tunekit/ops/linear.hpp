@@ -1,7 +1,7 @@
 // Linear: a GEMM handle for constant weights (a linear layer), tuned per token count among
 // candidates that pack the weights once: tunekit's kernels with the weights in the chosen
-// configuration's layout, oneDNN's matmul with its reordered weights, the decode kernels and
-// Default.
+// configuration's layout, oneDNN 2's and oneDNN 3's matmul with their reordered weights, MKL's
+// packed weights (cblas_*_pack), the decode kernels and Default.
 #pragma once
 
 #include <array>
