@@ -1,13 +1,15 @@
 // tunekit's own GEMM kernels against the GEMM libraries, with the machine's bounds measured in the
-// same run: the fp32 FMA peak (independent FMA chains in registers) and the read bandwidth (sums
-// over 1 GiB as 1, 4 or 8 streams per thread, the best of them), both with the benchmark's threads.
+// same run: the fp32 FMA peak (independent FMA chains in registers), where the process may run AMX
+// the bf16 peak of its tiles (bf16 problems are rated against it), and the read bandwidth (sums
+// over 1 GiB as 1, 4 or 8 streams per thread, the best of them), all with the benchmark's threads.
 // For every problem the native configuration is found first by find_fastest over {Default, native
 // templates} (search budget --search-ms), then every library candidate and the native
 // configuration are timed on rotating operand copies spanning >= 256 MiB, each after one untimed
 // call. The decode group runs each shape with fp32 and with bf16 weights. In the "constant" group
 // (fp32, and bf16 at 128 tokens) every call reads the same weights (A), the native kernels pack
-// them once (widening bf16 weights to fp32 as they pack them), oneDNN's matmul with
-// its weights reordered once joins the libraries, and the one-time pack cost is printed. The
+// them once (widening bf16 weights to fp32 as they pack them), the libraries' constant-weights
+// modes (oneDNN 2's and 3's matmul with reordered weights, MKL's packed weights) join the
+// libraries, and the one-time pack cost is printed. The
 // summary gives per problem the best library, native's ratio to it, and native's share of the FMA
 // peak (or of the read bound for 1 token), then bf16 decode's speed against fp32 decode. For
 // decode, both come from benchmarks that alternate call by call (native_vs_read: the native
@@ -123,6 +125,60 @@ void BM_FmaPeak(benchmark::State& state) {
   }
   benchmark::DoNotOptimize(sink);
   const double flop_per_call = 2.0 * 12 * (wide ? 16 : 8) * iterations * threads;
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      flop_per_call * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
+}
+
+// AMX bf16: four C tiles (16 x 16 fp32) each accumulating A x B of two A and two B tiles kept in
+// registers (16 rows x 32 bf16 pairs), so every tdpbf16ps is independent of the last four: 2 *
+// 16 * 16 * 32 = 16384 FLOP each. Source: Intel's ISA reference (TDPBF16PS, LDTILECFG palette 1).
+struct alignas(64) TileConfig {
+  std::uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  std::uint16_t colsb[16] = {};
+  std::uint8_t rows[16] = {};
+};
+
+__attribute__((target("amx-tile,amx-bf16"))) double amx_loop(long iterations) {
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) {
+    config.colsb[t] = 64;
+    config.rows[t] = 16;
+  }
+  alignas(64) std::uint16_t ones[16 * 32];
+  for (auto& v : ones) v = 0x3f80;  // bf16 1.0
+  alignas(64) float out[16 * 16];
+  _tile_loadconfig(&config);
+  _tile_loadd(4, ones, 64);
+  _tile_loadd(5, ones, 64);
+  _tile_loadd(6, ones, 64);
+  _tile_loadd(7, ones, 64);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (long i = 0; i < iterations; ++i) {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  _tile_stored(0, out, 64);
+  _tile_release();
+  return out[0];
+}
+
+// The AMX bf16 peak, where this process may run tile instructions (hw::amx_permitted()):
+// bf16 problems on such CPUs are rated against it, not against the fp32 FMA peak.
+void BM_AmxBf16Peak(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  const long iterations = 1 << 16;
+  double sink = 0;
+  for (auto _ : state) {
+#pragma omp parallel num_threads(threads) reduction(+ : sink)
+    sink += amx_loop(iterations);
+  }
+  benchmark::DoNotOptimize(sink);
+  const double flop_per_call = 4.0 * 16384.0 * static_cast<double>(iterations) * threads;
   state.counters["GFLOP/s"] = benchmark::Counter(
       flop_per_call * static_cast<double>(state.iterations()) * 1e-9, benchmark::Counter::kIsRate);
 }
@@ -455,15 +511,20 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
     return c == it->second.end() ? 0.0 : c->second;
   };
   const double peak = value("peak/fma", "GFLOP/s");
-  double bandwidth = 0;  // the best of the stream counts
+  const double amx_peak = value("peak/amx_bf16", "GFLOP/s");  // 0 without AMX
+  double bandwidth = 0;                                       // the best of the stream counts
   for (const auto& [name, counters] : collected.values) {
     auto gbs = counters.find("GB/s");
     if (name.rfind("bound/read", 0) == 0 && gbs != counters.end()) {
       bandwidth = std::max(bandwidth, gbs->second);
     }
   }
-  std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s\n",
+  std::printf("\n%s, %d threads: FMA peak %.1f GFLOP/s, read bandwidth %.1f GB/s",
               tunekit::hw::host_cpu().describe().c_str(), g_threads, peak, bandwidth);
+  if (amx_peak > 0) {
+    std::printf(", AMX bf16 peak %.1f GFLOP/s (the bound of bf16 problems)", amx_peak);
+  }
+  std::printf("\n");
   std::printf("%-9s %-43s %-26s %8s %8s %7s %7s %8s  %s\n", "group", "problem", "best library",
               "GFLOP/s", "native", "ratio", "paired", "of bound", "native configuration");
   std::vector<std::string> best_names;  // per row, for the paired lines below
@@ -472,7 +533,11 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
     for (const auto& c : candidates()) {
       if (c->library() != "native") names.push_back(c->name());
     }
-    if (row.group == "constant") names.emplace_back("onednn_matmul[constant_b]");
+    if (row.group == "constant") {
+      for (const auto& c : tunekit::ops::detail::constant_weight_libraries()) {
+        names.push_back(c->name());
+      }
+    }
     std::string best_name = "-";
     double best = 0;
     for (const std::string& name : names) {
@@ -483,7 +548,9 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
       }
     }
     const double native = value(row.prefix + "native", "GFLOP/s");
-    double bound_share = peak > 0 ? native / peak : 0;  // of the FMA peak
+    const bool on_amx = amx_peak > 0 && row.shape.dtype == tunekit::ops::DType::kBFloat16;
+    const double compute_peak = on_amx ? amx_peak : peak;
+    double bound_share = compute_peak > 0 ? native / compute_peak : 0;  // of the compute peak
     const double of_read = value(row.prefix + "native_vs_read", "of read");
     if (row.shape.n == 1 && of_read > 0) {  // of the read bound, measured alternately with it
       bound_share = of_read;
@@ -615,10 +682,12 @@ Row register_problem(const Problem& p, const GemmParams& shape,
   for (auto& c : candidates()) {
     if (c->library() != "native" && c->supports(shape)) libraries.push_back(c.get());
   }
-  if (constant) {
-    owned.push_back(
-        tunekit::ops::detail::make_onednn_matmul(tunekit::ops::detail::OnednnWeights::kConstant));
-    libraries.push_back(owned.back().get());
+  if (constant) {  // the libraries' constant-weights modes (ops::Linear's)
+    for (auto& c : tunekit::ops::detail::constant_weight_libraries()) {
+      if (!c->supports(shape).is_ok()) continue;
+      owned.push_back(std::move(c));
+      libraries.push_back(owned.back().get());
+    }
   }
   for (Candidate<GemmParams>* c : libraries)
     register_gemm(row.prefix + c->name(), c, shape, constant);
@@ -712,6 +781,12 @@ int main(int argc, char** argv) {
       ->Arg(g_threads)
       ->ArgName("threads")
       ->MinTime(0.5);
+  if (tunekit::hw::amx_permitted()) {
+    repeated(benchmark::RegisterBenchmark("peak/amx_bf16", BM_AmxBf16Peak))
+        ->Arg(g_threads)
+        ->ArgName("threads")
+        ->MinTime(0.5);
+  }
   for (int streams : {1, 4, 8}) {
     const std::string name = "bound/read/streams:" + std::to_string(streams);
     repeated(benchmark::RegisterBenchmark(name.c_str(), BM_ReadBandwidth, streams))

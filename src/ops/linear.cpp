@@ -57,10 +57,7 @@ constexpr ConstantFamily kConstantFamilies[] = {
 CandidateList<GemmParams> constant_candidates(DType dtype) {
   CandidateList<GemmParams> list;
   list.push_back(detail::make_openblas_default());
-  const GemmBuildFacts build = this_build();
-  for (const ConstantFamily& f : kConstantFamilies) {
-    if (f.offered(build)) list.push_back(f.make());
-  }
+  for (auto& c : detail::constant_weight_libraries()) list.push_back(std::move(c));
   list.push_back(make_native_gemm_template(/*constant_a=*/true));
   list.push_back(make_native_decode_template(dtype));
   return list;
@@ -91,6 +88,19 @@ Expected<double> timed_run(Candidate<GemmParams>& c, const GemmParams& p) {
 }
 
 }  // namespace
+
+namespace detail {
+
+std::vector<std::unique_ptr<GemmCandidate>> constant_weight_libraries() {
+  std::vector<std::unique_ptr<GemmCandidate>> out;
+  const GemmBuildFacts build = this_build();
+  for (const ConstantFamily& f : kConstantFamilies) {
+    if (f.offered(build)) out.push_back(f.make());
+  }
+  return out;
+}
+
+}  // namespace detail
 
 Linear::Linear(std::int64_t out_features, std::int64_t in_features, const void* weights,
                std::int64_t ld_w, DType dtype)

@@ -22,7 +22,7 @@ LibraryBinding mkl_binding(const MklApi& api, const void* entry, std::string sym
                            std::string_view what) {
   return describe_entry(
       entry, std::move(symbol),
-      fmt::format("MKL {}{}, GNU OpenMP threading, code path {}", api.version, what, api.branch));
+      fmt::format("MKL {} ({}GNU OpenMP threading, code path {})", api.version, what, api.branch));
 }
 
 // The shared start of every MKL candidate's run: the library and both thread settings.
@@ -126,7 +126,7 @@ class MklJit final : public GemmCandidateBase {
     Expected<const MklApi*> api = mkl_api();
     if (!api) return api.status();
     return mkl_binding(**api, reinterpret_cast<const void*>((*api)->jit_create_sgemm),
-                       "mkl_cblas_jit_create_sgemm", " JIT");
+                       "mkl_cblas_jit_create_sgemm", "JIT kernels, ");
   }
 
  protected:
@@ -208,7 +208,7 @@ class MklConstant final : public GemmCandidateBase {
     Expected<const MklApi*> api = mkl_api();
     if (!api) return api.status();
     return mkl_binding(**api, reinterpret_cast<const void*>((*api)->sgemm_compute),
-                       "cblas_sgemm_compute", " with weights packed once");
+                       "cblas_sgemm_compute", "weights packed once, ");
   }
 
  protected:
