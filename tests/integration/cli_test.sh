@@ -32,18 +32,23 @@ expect_ok help "$TK" --help
 expect_ok help-tune-file "$TK" tune-file --help
 expect_ok help-gemm "$TK" gemm --help
 expect_ok candidates "$TK" candidates
-grep -q '^0  *Default' out.txt && pass || fail "candidates: Default is not entry 0"
+grep -q '^ *0  *Default' out.txt && pass || fail "candidates: Default is not entry 0"
 [ ! -s err.txt ] && pass || { fail "candidates: warnings although nothing is set"; cat err.txt; }
 grep -Eq '^native_f32 on AMX tiles \(32x32, bf16\): (offered|not offered: .+)$' out.txt && pass \
   || { fail "candidates: the AMX route's state is not shown"; cat out.txt; }
 TUNEKIT_NATIVE_AMX=0 expect_ok candidates-no-amx "$TK" candidates
 grep -q '^native_f32 on AMX tiles (32x32, bf16): not offered: ' out.txt \
   && pass || { fail "candidates: TUNEKIT_NATIVE_AMX=0 still offers AMX"; cat out.txt; }
+# A wheel library that cannot be found leaves its candidates out, named with the reason.
+TUNEKIT_MKL_LIBRARY=/nonexistent/libmkl_rt.so.3 expect_ok candidates-no-mkl "$TK" candidates
+grep -q '^  mkl: TUNEKIT_MKL_LIBRARY=/nonexistent/libmkl_rt.so.3: no such file (MKL)$' out.txt \
+  && ! grep -q '^ *[0-9][0-9]*  *mkl ' out.txt && pass \
+  || { fail "candidates: a missing MKL is not named"; cat out.txt; }
 # TUNEKIT_CPU_FIXTURE (tests only) plans the list for another CPU; what runs stays this CPU's.
 grep -q 'blis\[' out.txt && blis=1 || blis=0  # none under AddressSanitizer
 TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/amd_zen3.txt" expect_ok candidates-zen3 "$TK" candidates
 grep -q '^CPU: AMD EPYC (AuthenticAMD family 25 model 1), x86-64-v3' out.txt && pass || fail "candidates: fixture CPU not shown"
-grep -q '^[0-9]  *eigen .*x86-64-v3 build' out.txt && pass || fail "candidates: eigen should run its x86-64-v3 build"
+grep -q '^ *[0-9]  *eigen .*x86-64-v3 build' out.txt && pass || fail "candidates: eigen should run its x86-64-v3 build"
 if [ "$blis" = 1 ]; then
   grep -q 'blis\[arch=zen3\]' out.txt && ! grep -q 'blis\[arch=skx\]' out.txt \
     && pass || { fail "candidates: Zen 3 should get blis zen3, no skx"; cat out.txt; }
