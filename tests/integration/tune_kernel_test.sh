@@ -34,6 +34,15 @@ grep -q "6 trial(s): 0 measured now, 6 from the log" out.txt && pass \
 grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || fail "second run: no best"
 check "nothing appended" [ "$(lines bad.log.json)" -eq 6 ]
 
+# --- A log that cannot grow (ulimit -f; the artefacts are cached already): the run fails. --------
+# (Standard error through a pipe: the limit applies to every file the program writes.)
+(ulimit -f 1; "$TK" tune-kernel "$SPEC" --log "$work/small.log.json" 2>&1 >/dev/null) | cat >err.txt
+rc=${PIPESTATUS[0]}
+check "ulimit -f: exit 1" test "$rc" -eq 1
+check "ulimit -f: the last line says records are lost" \
+  grep -q "record(s) of this run are not in the log and are lost" <(tail -n 1 err.txt)
+check "ulimit -f: the log stayed within the limit" test "$(stat -c %s small.log.json)" -le 1024
+
 # --- tunekit log best / show on the log written. -----------------------------------------------
 expect_ok log-best "$TK" log best bad.log.json -o best.log.json
 grep -q "1 best records from 6 records" out.txt && pass || { fail "log best"; cat out.txt; }
