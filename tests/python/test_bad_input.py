@@ -155,6 +155,25 @@ def test_tuning_limits_must_be_whole_numbers(value):
         tunable.set_max_tuning_iterations(value)
 
 
+def test_settings_too_large_for_their_type_name_the_argument():
+    before = tunable.get_rotating_buffer_size()
+    with pytest.raises(tunekit.InvalidArgumentError,
+                       match=r"^tunable\.set_rotating_buffer_size: buffer_size = 10+ is too large "
+                             r"\(at most 17592186044415\)$"):
+        tunable.set_rotating_buffer_size(10**15)
+    assert tunable.get_rotating_buffer_size() == before
+    with pytest.raises(tunekit.InvalidArgumentError,
+                       match=r"^tunable\.set_max_tuning_iterations: iterations = 10+ is too "
+                             r"large \(at most 9223372036854775807\)$"):
+        tunable.set_max_tuning_iterations(10**30)
+    with pytest.raises(tunekit.InvalidArgumentError, match=r"set_max_tuning_duration: duration"):
+        tunable.set_max_tuning_duration(10**30)
+    tunable.set_max_tuning_iterations(-10**30)  # negative: no limit, as -1
+    assert tunable.get_max_tuning_iterations() == 0
+    tunable.set_rotating_buffer_size(2**44 - 1)
+    assert tunable.get_rotating_buffer_size() == (2**44 - 1) * 2**20
+
+
 def test_a_file_name_with_nul_is_refused(tmp_path):
     before = tunable.get_filename()
     with pytest.raises(tunekit.InvalidArgumentError, match="NUL"):
