@@ -93,6 +93,20 @@ def test_gemm_scalars_must_be_finite(name, value):
         tunekit.gemm("n", "n", scalars["alpha"], F32, F32, scalars["beta"], F32.copy())
 
 
+@pytest.mark.parametrize("name", ["alpha", "beta"])
+def test_gemm_scalars_must_be_finite_in_the_operands_type(name, tmp_path):
+    scalars = {"alpha": 1.0, "beta": 0.0, name: 1e300}
+    c = F32.copy()
+    with pytest.raises(tunekit.InvalidArgumentError,
+                       match=rf"^tunekit.gemm: {name} = 1e\+300 is not finite in float32"):
+        tunekit.gemm("n", "n", scalars["alpha"], F32, F32, scalars["beta"], c)
+    np.testing.assert_array_equal(c, F32)  # nothing ran
+    assert not (tmp_path / "results.csv").exists()  # nothing tuned, nothing stored
+    big = np.ones((2, 2), np.float64)  # float64 holds it
+    out = tunekit.gemm("n", "n", scalars["alpha"], big, big, scalars["beta"], big.copy())
+    assert np.isfinite(out).all()
+
+
 def test_gemm_takes_numpy_and_integer_scalars():
     c = np.ones((2, 2), np.float32)
     tunekit.gemm("n", "n", np.float32(2), F32, F32, 1, c)
