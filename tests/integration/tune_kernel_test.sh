@@ -68,6 +68,20 @@ grep -q "VARIANT=4: WRONG_ANSWER: verification function 'check' rejected the out
   && pass || { fail "the verification function's reason is not reported"; cat out.txt; }
 grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || { fail "no good best with a function"; cat out.txt; }
 
+# --- A C source: the header names the language it compiles as. ---------------------------------
+cp "$SRC/tests/data/kernels/vadd.c" .
+cat >c.json <<'EOF'
+{"name": "vadd_c", "language": "c", "source": "vadd.c", "entry": "kernel",
+ "arguments": [{"name": "n", "dtype": "int32", "value": 64},
+               {"name": "a", "dtype": "float32", "size": "n"},
+               {"name": "b", "dtype": "float32", "size": "n"},
+               {"name": "c", "dtype": "float32", "size": "n", "output": true}],
+ "space": {"params": {"U": [1, 2]}}, "timing": {"number": 1, "repeat": 1}}
+EOF
+expect_ok c-source "$TK" tune-kernel c.json --top 0
+grep -q "^tune-kernel vadd_c: vadd.c (c), 2 configurations" out.txt && pass \
+  || { fail "the header of a C source does not say (c)"; cat out.txt; }
+
 # --- Errors: one line naming the file and the field. -------------------------------------------
 sed 's/"size": "n", "fill": "random"/"size": "n*q", "fill": "random"/' "$SPEC" >typo.json
 cp "$SRC/tests/data/kernels/bad_space/bad_space.cpp" .
@@ -83,6 +97,10 @@ touch "$work/a-file"
 TUNEKIT_CACHE_DIR="$work/a-file/cache" expect_fail cache-not-a-directory 1 \
   "cannot create the kernel cache directory '$work/a-file/cache': Not a directory (from TUNEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME)" \
   "$TK" tune-kernel "$SPEC" --log "$work/cache.log.json"
+sed 's/"value": 64}/"value": -5}/' c.json >negative.json
+expect_fail negative-scalar 1 \
+  "negative.json: arguments[0].value: n = -5 gives arguments[1].size 'n' = -5 elements" \
+  "$TK" tune-kernel negative.json
 expect_fail zero-timeout 2 "--timeout: '0' is not a number > 0" "$TK" tune-kernel "$SPEC" --timeout 0
 expect_fail bad-isolation 2 "--isolation" "$TK" tune-kernel "$SPEC" --isolation thread
 expect_fail bad-strategy 2 "magic" "$TK" tune-kernel "$SPEC" --strategy magic

@@ -16,6 +16,7 @@
 #include "tunekit/distributed/remote_kernel.hpp"
 #include "tunekit/kernel/kernel_spec.hpp"
 #include "tunekit/kernel/tune_kernel.hpp"
+#include "tunekit/measure/cpp_builder.hpp"
 #include "tunekit/search/strategy.hpp"
 
 namespace {
@@ -155,10 +156,17 @@ std::string space_size(const tunekit::ConfigSpace& space) {
   return fmt::format("{} configurations", space.valid_count());
 }
 
+/// The language the source is compiled as: "c" or "c++" for C/C++ sources, else the spec's.
+std::string language_label(const tunekit::KernelSource& source) {
+  if (source.language != tunekit::KernelLanguage::kCpp) {
+    return std::string(tunekit::to_string(source.language));
+  }
+  return tunekit::compiles_as_c(source) ? "c" : "c++";
+}
+
 void print_header(const tunekit::KernelSpec& spec) {
   std::printf("tune-kernel %s: %s (%s), %s, strategy %s, %s, log %s\n", spec.source.name.c_str(),
-              spec.source.path.c_str(),
-              std::string(tunekit::to_string(spec.source.language)).c_str(),
+              spec.source.path.c_str(), language_label(spec.source).c_str(),
               space_size(*spec.space).c_str(), spec.strategy.c_str(),
               isolation_label(spec.isolation, spec.source.language), spec.log_path.c_str());
   std::fflush(stdout);
