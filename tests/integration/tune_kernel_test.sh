@@ -82,6 +82,30 @@ expect_ok c-source "$TK" tune-kernel c.json --top 0
 grep -q "^tune-kernel vadd_c: vadd.c (c), 2 configurations" out.txt && pass \
   || { fail "the header of a C source does not say (c)"; cat out.txt; }
 
+# --- A kernel's process that left its session (setsid, fork) ends with its trial, in both
+#     isolations: nothing holds the output open after tune-kernel ends, so a pipeline ends too.
+cat >escape.json <<EOF
+{"name": "escape", "source": "$SRC/tests/data/kernels/escapes_session.c", "entry": "kernel",
+ "arguments": [{"name": "n", "dtype": "int32", "value": 64},
+               {"name": "a", "dtype": "float32", "size": "n"},
+               {"name": "b", "dtype": "float32", "size": "n"},
+               {"name": "c", "dtype": "float32", "size": "n", "output": true}],
+ "space": {"params": {"U": [1]}}, "timing": {"number": 1, "repeat": 1}}
+EOF
+for iso in process worker; do
+  rm -f sleeper.txt
+  start=$(date +%s)
+  TUNEKIT_TEST_SLEEPER_FILE="$work/sleeper.txt" "$TK" tune-kernel escape.json --isolation "$iso" \
+    --log "$work/escape-$iso.log.json" 2>&1 | cat >out.txt
+  rc=${PIPESTATUS[0]}
+  check "$iso: a kernel's escaped process: exit 0" test "$rc" -eq 0
+  check "$iso: the pipeline ends with tune-kernel" test $(($(date +%s) - start)) -lt 30
+  sleeper=$(cat sleeper.txt 2>/dev/null || echo 0)
+  check "$iso: the kernel started its process" test "$sleeper" -gt 0
+  check "$iso: the escaped process is gone" bash -c "! kill -0 $sleeper 2>/dev/null"
+  [ "$sleeper" -gt 0 ] && kill -9 "$sleeper" 2>/dev/null
+done
+
 # --- Errors: one line naming the file and the field. -------------------------------------------
 sed 's/"size": "n", "fill": "random"/"size": "n*q", "fill": "random"/' "$SPEC" >typo.json
 cp "$SRC/tests/data/kernels/bad_space/bad_space.cpp" .
