@@ -144,7 +144,7 @@ TEST_F(TuneKernelTest, RecordsThatCannotBeSavedFailTheRun) {
     auto result = tune_kernel(s, {});
     if (result) return 1;
     if (result.status().code() != StatusCode::kIoError) return 2;
-    const std::string& m = result.status().message();
+    const std::string m = result.status().message();
     const bool named = m.find("twice.log.json") != std::string::npos &&
                        m.find("record(s) of this run are not in the log") != std::string::npos;
     return named ? 0 : 3;
