@@ -79,20 +79,28 @@ def record_untuned_is_enabled() -> bool:
     return _c.record_untuned_is_enabled()
 
 
-def _whole(fn: str, value) -> int:
-    """value as an int for ``fn``; tunekit.InvalidArgumentError for NaN, an infinity or what is
-    no number."""
+_LONG_LONG_MAX = 2**63 - 1
+
+
+def _whole(fn: str, name: str, value, largest: int = _LONG_LONG_MAX) -> int:
+    """``value`` (argument ``name`` of ``fn``) as an int; negative ones below -1 become -1 (the
+    setters treat every negative value alike). tunekit.InvalidArgumentError naming the argument
+    for NaN, an infinity, what is no number, or a value above ``largest``."""
     try:
-        return int(value)
+        number = int(value)
     except (TypeError, ValueError, OverflowError):
         raise _tunekit.InvalidArgumentError(
-            f"tunable.{fn}: expected a whole number, got {value!r}") from None
+            f"tunable.{fn}: {name} must be a whole number, got {value!r}") from None
+    if number > largest:
+        raise _tunekit.InvalidArgumentError(
+            f"tunable.{fn}: {name} = {number} is too large (at most {largest})")
+    return max(number, -1)
 
 
 def set_max_tuning_duration(duration: int) -> None:
     """Time budget in ms for each candidate's timed calls; negative -> 0; 0 = no limit (both
     limits 0: 100 calls). TUNEKIT_MAX_TUNING_DURATION_MS wins."""
-    _c.set_max_tuning_duration(_whole("set_max_tuning_duration", duration))
+    _c.set_max_tuning_duration(_whole("set_max_tuning_duration", "duration", duration))
 
 
 def get_max_tuning_duration() -> int:
@@ -103,7 +111,7 @@ def get_max_tuning_duration() -> int:
 def set_max_tuning_iterations(iterations: int) -> None:
     """Most timed calls per candidate; negative -> 0; 0 = no limit.
     TUNEKIT_MAX_TUNING_ITERATIONS wins."""
-    _c.set_max_tuning_iterations(_whole("set_max_tuning_iterations", iterations))
+    _c.set_max_tuning_iterations(_whole("set_max_tuning_iterations", "iterations", iterations))
 
 
 def get_max_tuning_iterations() -> int:
@@ -148,8 +156,10 @@ def set_numerical_check_tolerances(enable: bool, atol: float = 1e-5, rtol: float
 def set_rotating_buffer_size(buffer_size: int) -> None:
     """Rotating buffer size in MiB (operand copies cycled through while timing, so that a
     candidate is not timed on warm caches); negative -> the last-level cache this process can
-    use; 0 = off. TUNEKIT_ROTATING_BUFFER_SIZE wins."""
-    _c.set_rotating_buffer_size(_whole("set_rotating_buffer_size", buffer_size))
+    use; 0 = off; at most 2**44 - 1 (its bytes fit 64 bits). TUNEKIT_ROTATING_BUFFER_SIZE
+    wins."""
+    _c.set_rotating_buffer_size(_whole("set_rotating_buffer_size", "buffer_size", buffer_size,
+                                       _c.MAX_ROTATING_BUFFER_MIB))
 
 
 def get_rotating_buffer_size() -> int:

@@ -8,12 +8,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "spec_fields.hpp"
 #include "spec_sections.hpp"
 #include "tunekit/core/file_io.hpp"
 #include "tunekit/core/json.hpp"
 #include "tunekit/measure/kernel_build.hpp"
+#include "tunekit/space/expression.hpp"
 #include "tunekit/space/space_spec.hpp"
 
 namespace tunekit {
@@ -225,6 +227,7 @@ class SpecParser {
     arg.is_scalar = true;
     arg.scalar_value = *value;
     scalars_.emplace(arg.name, *value);
+    scalar_fields_.emplace(arg.name, where + ".value");
     return Status::ok();
   }
 
@@ -278,14 +281,43 @@ class SpecParser {
     const std::string field = where + ".size";
     auto size = f_.scalar_expression(a["size"], field, scalars_);
     if (!size) return size.status();
-    if (*size < 1 || *size != std::floor(*size)) {
-      return f_.bad(field, fmt::format("{} elements: expected a whole number >= 1", *size));
-    }
+    if (*size < 1 || *size != std::floor(*size)) return bad_size(a["size"], field, *size);
     if (*size > 9.007199254740992e15) {
       return f_.bad(field, fmt::format("{:.0f} elements: too large (at most 2^53)", *size));
     }
     arg.size = static_cast<std::size_t>(*size);
     return Status::ok();
+  }
+
+  /// True when the expression `text` is `name` alone (spaces aside).
+  static bool is_just(std::string_view text, std::string_view name) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos) return false;
+    const auto last = text.find_last_not_of(" \t");
+    return text.substr(first, last - first + 1) == name;
+  }
+
+  /// A size that is no whole number >= 1. When it comes from scalar arguments that are
+  /// negative, or is one scalar argument itself, the error names their values first (what is
+  /// wrong is there): "arguments[0].value: n = -5 gives arguments[1].size 'n' = -5 elements:
+  /// expected a whole number >= 1"; otherwise it names the size.
+  Status bad_size(const Json& size, const std::string& field, double elements) const {
+    const std::string why = fmt::format("{} elements: expected a whole number >= 1", elements);
+    const std::string text = size.is_string() ? size.get<std::string>() : "";
+    auto expr = Expression::parse(text);
+    if (!expr) return f_.bad(field, why);
+    std::string fields, values;
+    std::size_t blamed = 0;
+    for (const std::string& name : expr->variables()) {
+      const double value = scalars_.at(name);
+      if (value >= 0 && !is_just(text, name)) continue;
+      fields += (fields.empty() ? "" : ", ") + scalar_fields_.at(name);
+      values += fmt::format("{}{} = {}", values.empty() ? "" : ", ", name, value);
+      ++blamed;
+    }
+    if (blamed == 0) return f_.bad(field, why);
+    return f_.bad(fields, fmt::format("{} {} {} '{}' = {}", values, blamed == 1 ? "gives" : "give",
+                                      field, text, why));
   }
 
   Status read_space() {
@@ -331,6 +363,8 @@ class SpecParser {
   SpecFields f_;
   KernelSpec spec_;
   ScalarValues scalars_;
+  /// The field of each scalar argument's value ("arguments[0].value"), by name.
+  std::map<std::string, std::string, std::less<>> scalar_fields_;
 };
 
 }  // namespace

@@ -135,14 +135,15 @@ Expected<std::size_t> resume(Tuner& tuner, const std::string& log_path) {
 }
 
 TuneOptions tune_options(const KernelSpec& spec, const KernelTuneOptions& options,
-                         MeasureOptions measure, std::size_t resumed) {
+                         MeasureOptions measure, std::size_t resumed,
+                         std::shared_ptr<UnsavedRecords> unsaved) {
   TuneOptions to;
   const std::size_t budget = spec.budget.trials.value_or(kDefaultKernelTrials);
   to.n_trial = budget > resumed ? budget - resumed : 0;
   to.measure = std::move(measure);
   to.early_stopping = spec.budget.early_stopping;
   to.time_budget_s = spec.budget.seconds;
-  to.callbacks.push_back(log_to_file(spec.log_path));
+  to.callbacks.push_back(log_to_file(spec.log_path, std::move(unsaved)));
   if (options.progress != nullptr && to.n_trial > 0) {
     to.callbacks.push_back(
         progress_bar(to.n_trial, fmt::format("[{}] ", spec.source.name), "G", options.progress));
@@ -181,12 +182,16 @@ Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneO
     Expected<MeasureOptions> measure = MeasureOptions{nullptr, options.runner};
     if (!options.runner) measure = make_kernel_measure(spec, result.task);
     if (!measure) return measure.status();
+    auto unsaved = std::make_shared<UnsavedRecords>();
     {
       // The options hold the progress bar, which prints " Done." when they go away.
-      const TuneOptions to = tune_options(spec, options, std::move(*measure), result.resumed);
+      const TuneOptions to =
+          tune_options(spec, options, std::move(*measure), result.resumed, unsaved);
       result.stop_reason = tuner->tune(to);
     }
+    result.unsaved = *unsaved;
   }
+  if (options.fail_on_unsaved) TUNEKIT_RETURN_IF_ERROR(unsaved_records_status(result.unsaved));
   result.trials = tuner->trials();
   if (tuner->has_best()) result.best = tuner->best();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -42,10 +42,6 @@ int resolve_parallel(int configured) {
   return cpus > 0 ? static_cast<int>(cpus) : 1;
 }
 
-bool is_c_source(const std::string& path) {
-  return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0;
-}
-
 /// The name diagnostics give the source: its path, else "<name>.cpp".
 std::string display_path(const KernelSource& source) {
   if (!source.path.empty()) return source.path;
@@ -108,6 +104,11 @@ std::vector<std::string> define_args(const Config& config) {
 
 }  // namespace
 
+bool compiles_as_c(const KernelSource& source) noexcept {
+  const std::string& path = source.path;
+  return path.size() > 2 && path.compare(path.size() - 2, 2, ".c") == 0;
+}
+
 CppBuilder::CppBuilder(KernelSource source, BuildOptions options)
     : source_(std::move(source)),
       options_(std::move(options)),
@@ -136,7 +137,7 @@ const Expected<std::string>& CppBuilder::compiler_version() {
 
 Expected<std::string> CppBuilder::key_of(const std::vector<std::string>& defines) {
   CacheKey key;
-  key.add("language", is_c_source(source_.path) ? "c" : "c++")
+  key.add("language", compiles_as_c(source_) ? "c" : "c++")
       .add("source", source_with_line(source_))
       .add("include_dir", include_dir(source_));
   for (const auto& flag : source_.flags) key.add("flag", flag);
@@ -152,7 +153,7 @@ std::vector<std::string> CppBuilder::command(const std::vector<std::string>& def
                                              const std::string& output_file) const {
   std::vector<std::string> argv = compiler_;
   argv.insert(argv.end(), source_.flags.begin(), source_.flags.end());
-  if (is_c_source(source_.path)) argv.insert(argv.end(), {"-x", "c"});
+  if (compiles_as_c(source_)) argv.insert(argv.end(), {"-x", "c"});
   argv.insert(argv.end(), {"-shared", "-fPIC"});
   if (!options_.march.empty()) argv.push_back("-march=" + options_.march);
   if (const auto dir = include_dir(source_); !dir.empty()) argv.push_back("-I" + dir);
@@ -163,7 +164,7 @@ std::vector<std::string> CppBuilder::command(const std::vector<std::string>& def
 
 BuildResult CppBuilder::compile(const ArtifactCache& cache, const std::string& key,
                                 const std::vector<std::string>& defines) {
-  const std::string source_file = cache.temp_path(key, is_c_source(source_.path) ? ".c" : ".cpp");
+  const std::string source_file = cache.temp_path(key, compiles_as_c(source_) ? ".c" : ".cpp");
   const std::string output_file = cache.temp_path(key, ".so");
   if (auto st = write_text(source_file, source_with_line(source_)); !st) {
     return failure(MeasureErrorNo::kCompileHost, st.message());

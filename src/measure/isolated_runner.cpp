@@ -28,8 +28,9 @@ constexpr double kWorkerGraceS = 10.0;
 /// How a worker starts: the socket end `fd` as its standard input and output, no other
 /// descriptor of the tuning process (glibc >= 2.34; the rest are close-on-exec already),
 /// default signal actions and an empty signal mask (an ignored SIGCHLD would let its trial
-/// children vanish unreaped and their crashes go unseen), and a process group of its own, so
-/// that processes a kernel started in a warm worker end with it.
+/// children vanish unreaped and their crashes go unseen), and a process group of its own
+/// (signals sent to the tuning process's group do not reach it). The program splits into the
+/// keeper, the process spawned here, and the worker below it (src/measure/worker_keeper.hpp).
 struct WorkerSpawn {
   explicit WorkerSpawn(int fd) {
     ::posix_spawnattr_init(&attr);
@@ -60,6 +61,18 @@ struct WorkerSpawn {
   posix_spawn_file_actions_t actions;
   int error = 0;
 };
+
+/// Waits up to `limit_s` seconds for the child `pid` to end and reaps it (its wait status in
+/// `status`); false when it is still running.
+bool reaped_within(pid_t pid, double limit_s, int& status) {
+  const int polls = static_cast<int>(limit_s * 100.0);
+  for (int i = 0; i <= polls; ++i) {
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    if (got == pid || (got < 0 && errno != EINTR)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
 
 MeasureResult failure(MeasureErrorNo code, std::string message) {
   MeasureResult r;
@@ -144,25 +157,31 @@ Status IsolatedRunner::start() {
   return Status::ok();
 }
 
+void IsolatedRunner::end_worker() const {
+  ::kill(pid_, SIGCONT);  // a kernel may have stopped the keeper, its parent
+  ::kill(pid_, SIGTERM);
+}
+
 std::string IsolatedRunner::stop(bool kill_first) {
   if (pid_ < 0) return "";
-  if (kill_first) ::kill(pid_, SIGKILL);
+  if (kill_first) end_worker();
   ::close(fd_);
   fd_ = -1;
   channel_ = LineChannel();
   int status = 0;
-  // A worker reads end of input and exits; one that does not within a second is killed.
-  for (int i = 0; i < 100 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) {
-    if (i == 99) {
+  // A worker reads end of input and exits, and its keeper follows once it has ended what the
+  // kernels left; a worker still there after a second is ended, and a keeper still there two
+  // seconds later is killed.
+  if (!reaped_within(pid_, 1.0, status)) {
+    end_worker();
+    if (!reaped_within(pid_, 2.0, status)) {
       ::kill(pid_, SIGKILL);
       while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
       }
-      break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  // Whatever a kernel started and left running in the worker's group (the group's id stays
-  // reserved while it has members, so this reaches no other process).
+  // Whatever is left in the keeper's group (the group's id stays reserved while it has
+  // members, so this reaches no other process).
   ::kill(-pid_, SIGKILL);
   pid_ = -1;
   last_status_ = status;

@@ -20,7 +20,9 @@ namespace tunekit::measure {
 /// warm workers (Isolation::kWorker, and OpenCL and CUDA always) run trials themselves and are
 /// killed past timeout_s. A worker that dies or
 /// stops answering is killed, and a new one is started for the next configuration (the
-/// reference is re-established from the artefact that gave it).
+/// reference is re-established from the artefact that gave it). The process spawned is the
+/// worker's keeper (src/measure/worker_keeper.hpp): the worker's parent is never the tuning
+/// process, and the processes kernels start end after their trial, or with the worker.
 class IsolatedRunner final : public KernelRunnerBase {
  public:
   /// Spawns the worker `worker_path` and prepares it (and measures the reference artefact for
@@ -34,7 +36,8 @@ class IsolatedRunner final : public KernelRunnerBase {
   /// Stops the worker.
   ~IsolatedRunner() override;
 
-  /// Process id of the current worker; -1 when none is running.
+  /// Process id of the current worker's keeper, the process spawned (killing it kills the
+  /// worker); -1 when none is running.
   pid_t worker_pid() const noexcept { return pid_; }
 
  protected:
@@ -45,8 +48,11 @@ class IsolatedRunner final : public KernelRunnerBase {
   /// Starts and initialises a worker.
   Status start();
   Status spawn();
-  /// Kills the worker (if any) and reaps it; returns how it ended ("" when none ran).
+  /// Ends the worker (if any; at once when `kill_first`, else after it read the end of its
+  /// input) and reaps its keeper; returns how the worker ended ("" when none ran).
   std::string stop(bool kill_first);
+  /// Asks the keeper to kill the worker now (SIGCONT, then SIGTERM).
+  void end_worker() const;
   MeasureResult exchange_trial(const nlohmann::json& message);
   /// A trial established the first-valid reference: a new worker re-runs its artefact first.
   void remember_reference(const nlohmann::json& trial_message);

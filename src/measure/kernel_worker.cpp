@@ -19,6 +19,7 @@
 #include <string>
 #include <thread>
 
+#include "measure/child_reaper.hpp"
 #include "measure/kernel_protocol.hpp"
 #include "measure/kernel_session.hpp"
 #include "measure/line_channel.hpp"
@@ -241,10 +242,15 @@ class Worker {
     return out;
   }
 
-  /// Runs `body` in a forked child (copy-on-write pristine memory) or here (restoring inputs).
+  /// Runs `body` in a forked child (copy-on-write pristine memory) or here (restoring inputs),
+  /// then ends every process the kernel left below the worker, whatever group or session it
+  /// moved to (the worker is a child subreaper: src/measure/worker_keeper.hpp).
   TrialOutcome run(const std::function<TrialOutcome(bool)>& body) {
-    if (!fork_) return body(/*restore=*/true);
-    return run_forked([&] { return body(/*restore=*/false); }, timing_.timeout_s);
+    TrialOutcome out = fork_
+                           ? run_forked([&] { return body(/*restore=*/false); }, timing_.timeout_s)
+                           : body(/*restore=*/true);
+    end_children();
+    return out;
   }
 
   LineChannel channel_;
@@ -258,7 +264,9 @@ class Worker {
 
 int run_kernel_worker(int in_fd, int out_fd) {
   Worker worker{LineChannel(in_fd, out_fd)};
-  return worker.serve();
+  const int status = worker.serve();
+  end_children();
+  return status;
 }
 
 }  // namespace tunekit::measure

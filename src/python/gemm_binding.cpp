@@ -5,6 +5,7 @@
 #include <nanobind/ndarray.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -196,6 +197,16 @@ double real_scalar(const char* name, nb::handle x) {
   return value;
 }
 
+/// Refuses a scalar (alpha or beta) that is finite as a double but not in `type`, in which the
+/// product scales (float for float32 and bfloat16 operands): InvalidArgumentError naming it.
+void check_scalar_fits(const char* name, double value, ElementType type) {
+  if (type == ElementType::kFloat64 || std::isfinite(static_cast<float>(value))) return;
+  raise_value_error(
+      fmt::format("{}: {} = {} is not finite in float32, the type {} operands are "
+                  "scaled in (at most {:g} in magnitude)",
+                  kGemm, name, value, element_name(type), std::numeric_limits<float>::max()));
+}
+
 nb::object gemm(nb::handle transa, nb::handle transb, nb::handle alpha_obj, nb::handle a_obj,
                 nb::handle b_obj, nb::handle beta_obj, nb::handle c_obj) {
   require_numpy();
@@ -206,6 +217,8 @@ nb::object gemm(nb::handle transa, nb::handle transb, nb::handle alpha_obj, nb::
   read_operand(kGemm, "b", b_obj, false, b);
   read_operand(kGemm, "c", c_obj, true, c);
   check_same_type(kGemm, a.op, b.op);
+  check_scalar_fits("alpha", alpha, a.op.type);
+  check_scalar_fits("beta", beta, a.op.type);
   if (a.op.ndim < 2 || b.op.ndim < 2) {
     raise_value_error(fmt::format("{}: {} has {} dimension(s); gemm needs matrices (2 or more)",
                                   kGemm, a.op.ndim < 2 ? "a" : "b",
@@ -253,7 +266,8 @@ returned. ``transa``/``transb`` are 'n' or 't' (or a bool); op(x) is x or its tr
 last two dimensions swapped). op(a) is M x K, op(b) K x N, c M x N; leading dimensions broadcast
 as in matmul, and c has the broadcast batch shape. dtypes as matmul (c float32 for float32 and
 bfloat16 operands, float64 for float64). When beta is 0, c is not read. alpha and beta must be
-finite real numbers (NaN or an infinity: tunekit.InvalidArgumentError).
+real numbers finite in the type the result is scaled in (float32 for float32 and bfloat16
+operands: NaN, an infinity or 1e300 there is a tunekit.InvalidArgumentError).
 )";
 
 }  // namespace

@@ -129,18 +129,20 @@ class KernelTunerHandle {
 
   /// Measures up to n_trial new configurations with the spec's builder and runner; callbacks
   /// are ("log", path) or ("py", fn) pairs, called in order after every batch. Returns why it
-  /// stopped. Errors: the setup's (builder, reference, runner); a callback's exception.
+  /// stopped. Errors: the setup's (builder, reference, runner); a callback's exception;
+  /// FileIOError (unsaved_records_status) when records could not be appended to a log.
   std::string tune(const std::string& spec_json, const std::string& label, const SpaceHandle& space,
                    std::size_t n_trial, std::optional<std::size_t> early_stopping,
                    const std::vector<std::pair<std::string, nb::object>>& callbacks) {
     const KernelSpec spec = spec_from_json(spec_json, label, space);
     auto state = std::make_shared<CallbackState>();
+    auto unsaved = std::make_shared<UnsavedRecords>();
     TuneOptions to;
     to.n_trial = n_trial;
     to.early_stopping = early_stopping;
     for (const auto& [kind, payload] : callbacks) {
       if (kind == "log") {
-        to.callbacks.push_back(log_to_file(nb::cast<std::string>(payload)));
+        to.callbacks.push_back(log_to_file(nb::cast<std::string>(payload), unsaved));
       } else {
         to.callbacks.push_back(python_callback(payload, state));
       }
@@ -168,6 +170,7 @@ class KernelTunerHandle {
       state->error.reset();
       throw error;
     }
+    check(unsaved_records_status(*unsaved));
     return std::string(to_string(reason));
   }
 

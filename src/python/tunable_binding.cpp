@@ -112,6 +112,7 @@ void bind_limits(nb::module_& t) {
   t.def(
       "set_rotating_buffer_size", [](long long mib) { ctx().set_rotating_buffer_size(mib); },
       nb::arg("buffer_size"));
+  t.attr("MAX_ROTATING_BUFFER_MIB") = kMaxRotatingBufferMib;
   t.def("get_rotating_buffer_size",
         [] { return static_cast<unsigned long long>(ctx().rotating_buffer_size()); });
 }

@@ -190,21 +190,34 @@ Status LockedLog::replace(std::span<const Record> records) {
   return Status::ok();
 }
 
-TuneCallback log_to_file(const std::string& path) {
+TuneCallback log_to_file(const std::string& path, std::shared_ptr<UnsavedRecords> unsaved) {
   auto store = std::make_shared<JsonLinesStore>(path);
   auto warned = std::make_shared<bool>(false);
-  return [store, warned](const Tuner&, std::span<const MeasureInput> inputs,
-                         std::span<const MeasureResult> results) {
+  return [store, warned, unsaved](const Tuner&, std::span<const MeasureInput> inputs,
+                                  std::span<const MeasureResult> results) {
     std::vector<Record> records;
     records.reserve(inputs.size());
     for (std::size_t i = 0; i < inputs.size() && i < results.size(); ++i)
       records.push_back(make_record(inputs[i], results[i]));
     Status st = store->append(records);
-    if (!st && !*warned) {
+    if (st.is_ok()) return;
+    if (unsaved) {
+      unsaved->count += records.size();
+      unsaved->last = st;
+    }
+    if (!*warned) {
       *warned = true;
       log::warn(st.message() + " (tuning goes on; later records may be lost too)");
     }
   };
+}
+
+Status unsaved_records_status(const UnsavedRecords& unsaved) {
+  if (unsaved.count == 0) return Status::ok();
+  return Status(StatusCode::kIoError,
+                fmt::format("{}: {} record(s) of this run are not in the log and are lost; fix "
+                            "the cause and run again",
+                            unsaved.last.message(), unsaved.count));
 }
 
 std::vector<Record> current_definition_records(std::span<const Record> records) {

@@ -162,14 +162,26 @@ StopReason Tuner::tune(const TuneOptions& options) {
     }
   }
 
-  if (i > 0 && trials_.size() > first &&
-      std::none_of(trials_.begin() + static_cast<std::ptrdiff_t>(first), trials_.end(),
-                   [](const Trial& t) { return t.score > 0.0; })) {
-    log::warn(fmt::format(
-        "Could not find any valid schedule for task {} (target {}): all {} trials failed.",
-        task_->name, task_->target, i));
-  }
+  warn_if_all_failed(first, i);
   return reason;
+}
+
+void Tuner::warn_if_all_failed(std::size_t first, std::size_t measured) const {
+  if (measured == 0 || trials_.size() <= first ||
+      std::any_of(trials_.begin() + static_cast<std::ptrdiff_t>(first), trials_.end(),
+                  [](const Trial& t) { return t.score > 0.0; })) {
+    return;
+  }
+  if (has_best()) {
+    log::warn(fmt::format(
+        "all {} new trial(s) of task {} (target {}) failed; the best is still one measured "
+        "before them",
+        measured, task_->name, task_->target));
+    return;
+  }
+  log::warn(fmt::format(
+      "Could not find any valid schedule for task {} (target {}): all {} trials failed.",
+      task_->name, task_->target, measured));
 }
 
 TuneCallback progress_bar(std::size_t total, std::string prefix, std::string si_prefix,

@@ -2,6 +2,8 @@
 // See include/tunekit/tunable/context.hpp.
 #include "tunekit/tunable/context.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 
@@ -214,6 +216,11 @@ void TuningContext::set_max_warmup_iterations(long long iterations) {
 }
 
 void TuningContext::set_rotating_buffer_size(long long mib) {
+  if (mib > kMaxRotatingBufferMib) {
+    throw Error(StatusCode::kInvalidArgument,
+                fmt::format("set_rotating_buffer_size: {} MiB is too large (at most {} MiB)", mib,
+                            kMaxRotatingBufferMib));
+  }
   rotating_mib_.set(mib < 0 ? -1 : mib);
   note_overridden(rotating_mib_.overridden(), kRotatingBufferSize);
 }
@@ -434,6 +441,12 @@ Status TuningContext::reload_environment() {
   limit(max_warmup_iterations_, kMaxWarmupIterations);
 
   auto rotating = errors.take(env::get_int(kRotatingBufferSize));
+  if (rotating && *rotating > kMaxRotatingBufferMib) {
+    errors.add(Status(StatusCode::kInvalidArgument,
+                      fmt::format("{}: {} MiB is too large (at most {} MiB)", kRotatingBufferSize,
+                                  *rotating, kMaxRotatingBufferMib)));
+    rotating.reset();
+  }
   rotating_mib_.set_env(rotating ? std::optional<long long>(*rotating < 0 ? -1 : *rotating)
                                  : std::nullopt);
 

@@ -31,6 +31,12 @@ expect_early_fail() {  # name, exit status, expected substring of stderr, comman
 expect_ok help "$TK" --help
 expect_ok help-tune-file "$TK" tune-file --help
 expect_ok help-gemm "$TK" gemm --help
+# A word that names no command is refused by name, with or without --help after it.
+expect_early_fail unknown-command 2 "unknown command 'no-such-command-xyzzy' (commands: " \
+  "$TK" no-such-command-xyzzy
+expect_early_fail unknown-command-help 2 "unknown command 'no-such-command-xyzzy'" \
+  "$TK" no-such-command-xyzzy --help
+expect_early_fail no-command 2 "A subcommand is required" "$TK"
 expect_ok candidates "$TK" candidates
 grep -q '^ *0  *Default' out.txt && pass || fail "candidates: Default is not entry 0"
 [ ! -s err.txt ] && pass || { fail "candidates: warnings although nothing is set"; cat err.txt; }

@@ -34,6 +34,15 @@ grep -q "6 trial(s): 0 measured now, 6 from the log" out.txt && pass \
 grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || fail "second run: no best"
 check "nothing appended" [ "$(lines bad.log.json)" -eq 6 ]
 
+# --- A log that cannot grow (ulimit -f; the artefacts are cached already): the run fails. --------
+# (Standard error through a pipe: the limit applies to every file the program writes.)
+(ulimit -f 1; "$TK" tune-kernel "$SPEC" --log "$work/small.log.json" 2>&1 >/dev/null) | cat >err.txt
+rc=${PIPESTATUS[0]}
+check "ulimit -f: exit 1" test "$rc" -eq 1
+check "ulimit -f: the last line says records are lost" \
+  grep -q "record(s) of this run are not in the log and are lost" <(tail -n 1 err.txt)
+check "ulimit -f: the log stayed within the limit" test "$(stat -c %s small.log.json)" -le 1024
+
 # --- tunekit log best / show on the log written. -----------------------------------------------
 expect_ok log-best "$TK" log best bad.log.json -o best.log.json
 grep -q "1 best records from 6 records" out.txt && pass || { fail "log best"; cat out.txt; }
@@ -59,6 +68,44 @@ grep -q "VARIANT=4: WRONG_ANSWER: verification function 'check' rejected the out
   && pass || { fail "the verification function's reason is not reported"; cat out.txt; }
 grep -qE "^best: VARIANT=(0|1|5) " out.txt && pass || { fail "no good best with a function"; cat out.txt; }
 
+# --- A C source: the header names the language it compiles as. ---------------------------------
+cp "$SRC/tests/data/kernels/vadd.c" .
+cat >c.json <<'EOF'
+{"name": "vadd_c", "language": "c", "source": "vadd.c", "entry": "kernel",
+ "arguments": [{"name": "n", "dtype": "int32", "value": 64},
+               {"name": "a", "dtype": "float32", "size": "n"},
+               {"name": "b", "dtype": "float32", "size": "n"},
+               {"name": "c", "dtype": "float32", "size": "n", "output": true}],
+ "space": {"params": {"U": [1, 2]}}, "timing": {"number": 1, "repeat": 1}}
+EOF
+expect_ok c-source "$TK" tune-kernel c.json --top 0
+grep -q "^tune-kernel vadd_c: vadd.c (c), 2 configurations" out.txt && pass \
+  || { fail "the header of a C source does not say (c)"; cat out.txt; }
+
+# --- A kernel's process that left its session (setsid, fork) ends with its trial, in both
+#     isolations: nothing holds the output open after tune-kernel ends, so a pipeline ends too.
+cat >escape.json <<EOF
+{"name": "escape", "source": "$SRC/tests/data/kernels/escapes_session.c", "entry": "kernel",
+ "arguments": [{"name": "n", "dtype": "int32", "value": 64},
+               {"name": "a", "dtype": "float32", "size": "n"},
+               {"name": "b", "dtype": "float32", "size": "n"},
+               {"name": "c", "dtype": "float32", "size": "n", "output": true}],
+ "space": {"params": {"U": [1]}}, "timing": {"number": 1, "repeat": 1}}
+EOF
+for iso in process worker; do
+  rm -f sleeper.txt
+  start=$(date +%s)
+  TUNEKIT_TEST_SLEEPER_FILE="$work/sleeper.txt" "$TK" tune-kernel escape.json --isolation "$iso" \
+    --log "$work/escape-$iso.log.json" 2>&1 | cat >out.txt
+  rc=${PIPESTATUS[0]}
+  check "$iso: a kernel's escaped process: exit 0" test "$rc" -eq 0
+  check "$iso: the pipeline ends with tune-kernel" test $(($(date +%s) - start)) -lt 30
+  sleeper=$(cat sleeper.txt 2>/dev/null || echo 0)
+  check "$iso: the kernel started its process" test "$sleeper" -gt 0
+  check "$iso: the escaped process is gone" bash -c "! kill -0 $sleeper 2>/dev/null"
+  [ "$sleeper" -gt 0 ] && kill -9 "$sleeper" 2>/dev/null
+done
+
 # --- Errors: one line naming the file and the field. -------------------------------------------
 sed 's/"size": "n", "fill": "random"/"size": "n*q", "fill": "random"/' "$SPEC" >typo.json
 cp "$SRC/tests/data/kernels/bad_space/bad_space.cpp" .
@@ -74,6 +121,10 @@ touch "$work/a-file"
 TUNEKIT_CACHE_DIR="$work/a-file/cache" expect_fail cache-not-a-directory 1 \
   "cannot create the kernel cache directory '$work/a-file/cache': Not a directory (from TUNEKIT_CACHE_DIR, XDG_CACHE_HOME or HOME)" \
   "$TK" tune-kernel "$SPEC" --log "$work/cache.log.json"
+sed 's/"value": 64}/"value": -5}/' c.json >negative.json
+expect_fail negative-scalar 1 \
+  "negative.json: arguments[0].value: n = -5 gives arguments[1].size 'n' = -5 elements" \
+  "$TK" tune-kernel negative.json
 expect_fail zero-timeout 2 "--timeout: '0' is not a number > 0" "$TK" tune-kernel "$SPEC" --timeout 0
 expect_fail bad-isolation 2 "--isolation" "$TK" tune-kernel "$SPEC" --isolation thread
 expect_fail bad-strategy 2 "magic" "$TK" tune-kernel "$SPEC" --strategy magic

@@ -93,6 +93,20 @@ def test_gemm_scalars_must_be_finite(name, value):
         tunekit.gemm("n", "n", scalars["alpha"], F32, F32, scalars["beta"], F32.copy())
 
 
+@pytest.mark.parametrize("name", ["alpha", "beta"])
+def test_gemm_scalars_must_be_finite_in_the_operands_type(name, tmp_path):
+    scalars = {"alpha": 1.0, "beta": 0.0, name: 1e300}
+    c = F32.copy()
+    with pytest.raises(tunekit.InvalidArgumentError,
+                       match=rf"^tunekit.gemm: {name} = 1e\+300 is not finite in float32"):
+        tunekit.gemm("n", "n", scalars["alpha"], F32, F32, scalars["beta"], c)
+    np.testing.assert_array_equal(c, F32)  # nothing ran
+    assert not (tmp_path / "results.csv").exists()  # nothing tuned, nothing stored
+    big = np.ones((2, 2), np.float64)  # float64 holds it
+    out = tunekit.gemm("n", "n", scalars["alpha"], big, big, scalars["beta"], big.copy())
+    assert np.isfinite(out).all()
+
+
 def test_gemm_takes_numpy_and_integer_scalars():
     c = np.ones((2, 2), np.float32)
     tunekit.gemm("n", "n", np.float32(2), F32, F32, 1, c)
@@ -153,6 +167,25 @@ def test_tuning_limits_must_be_whole_numbers(value):
         tunable.set_max_tuning_duration(value)
     with pytest.raises(tunekit.InvalidArgumentError, match="set_max_tuning_iterations"):
         tunable.set_max_tuning_iterations(value)
+
+
+def test_settings_too_large_for_their_type_name_the_argument():
+    before = tunable.get_rotating_buffer_size()
+    with pytest.raises(tunekit.InvalidArgumentError,
+                       match=r"^tunable\.set_rotating_buffer_size: buffer_size = 10+ is too large "
+                             r"\(at most 17592186044415\)$"):
+        tunable.set_rotating_buffer_size(10**15)
+    assert tunable.get_rotating_buffer_size() == before
+    with pytest.raises(tunekit.InvalidArgumentError,
+                       match=r"^tunable\.set_max_tuning_iterations: iterations = 10+ is too "
+                             r"large \(at most 9223372036854775807\)$"):
+        tunable.set_max_tuning_iterations(10**30)
+    with pytest.raises(tunekit.InvalidArgumentError, match=r"set_max_tuning_duration: duration"):
+        tunable.set_max_tuning_duration(10**30)
+    tunable.set_max_tuning_iterations(-10**30)  # negative: no limit, as -1
+    assert tunable.get_max_tuning_iterations() == 0
+    tunable.set_rotating_buffer_size(2**44 - 1)
+    assert tunable.get_rotating_buffer_size() == (2**44 - 1) * 2**20
 
 
 def test_a_file_name_with_nul_is_refused(tmp_path):

@@ -2,6 +2,11 @@
 reaches the kernel), answer checks, restrictions, the cache log, results as Kernel Tuner returns
 them, and clear errors for bad arguments."""
 
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -78,6 +83,33 @@ def test_restrictions_cache_and_a_mangled_function(tmp_path):
     assert env["resumed"] == 2 and env["measured"] == 1  # the third valid configuration only
     assert sorted(r["unroll"] for r in again) == [1, 2, 4]
     assert all("GB/s" in r for r in again)
+
+
+def test_a_cache_log_that_cannot_grow_is_an_error(tmp_path):
+    params = {"block_size_x": [1, 2, 4, 8, 16, 32]}
+    args, _ = vector_add_args()
+    # Built first, into the shared artefact cache: an artefact is larger than the limit below.
+    tunekit.tune_kernel("vector_add", VECTOR_ADD, 100, args, params, iterations=1,
+                        defines={"OFFSET": 0}, cache=str(tmp_path / "warm"))
+    script = textwrap.dedent(f"""
+        import resource, numpy as np, tunekit
+        from test_tune_kernel import VECTOR_ADD, vector_add_args
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
+        args, _ = vector_add_args()
+        try:
+            tunekit.tune_kernel("vector_add", VECTOR_ADD, 100, args, {params!r}, iterations=1,
+                                defines={{"OFFSET": 0}}, cache={str(tmp_path / "small")!r})
+        except tunekit.FileIOError as e:
+            print("raised:", e)
+        else:
+            print("no error")
+        """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env,
+                         cwd=os.path.dirname(__file__), timeout=120)
+    assert run.stdout.startswith("raised:"), run.stdout + run.stderr
+    assert "small.json" in run.stdout and "are not in the log and are lost" in run.stdout
+    assert os.path.getsize(tmp_path / "small.json") <= 1024
 
 
 def test_bad_arguments_are_clear_errors():

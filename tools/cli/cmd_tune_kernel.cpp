@@ -16,6 +16,7 @@
 #include "tunekit/distributed/remote_kernel.hpp"
 #include "tunekit/kernel/kernel_spec.hpp"
 #include "tunekit/kernel/tune_kernel.hpp"
+#include "tunekit/measure/cpp_builder.hpp"
 #include "tunekit/search/strategy.hpp"
 
 namespace {
@@ -155,10 +156,17 @@ std::string space_size(const tunekit::ConfigSpace& space) {
   return fmt::format("{} configurations", space.valid_count());
 }
 
+/// The language the source is compiled as: "c" or "c++" for C/C++ sources, else the spec's.
+std::string language_label(const tunekit::KernelSource& source) {
+  if (source.language != tunekit::KernelLanguage::kCpp) {
+    return std::string(tunekit::to_string(source.language));
+  }
+  return tunekit::compiles_as_c(source) ? "c" : "c++";
+}
+
 void print_header(const tunekit::KernelSpec& spec) {
   std::printf("tune-kernel %s: %s (%s), %s, strategy %s, %s, log %s\n", spec.source.name.c_str(),
-              spec.source.path.c_str(),
-              std::string(tunekit::to_string(spec.source.language)).c_str(),
+              spec.source.path.c_str(), language_label(spec.source).c_str(),
               space_size(*spec.space).c_str(), spec.strategy.c_str(),
               isolation_label(spec.isolation, spec.source.language), spec.log_path.c_str());
   std::fflush(stdout);
@@ -206,17 +214,8 @@ tunekit::KernelTuneResult tune_remotely(
   return *std::move(result);
 }
 
-/// Prints what a finished run found; throws when no configuration ran.
-void report(const tunekit::KernelSpec& spec, const tunekit::KernelTuneResult& result,
-            std::size_t top) {
-  print_summary(result);
-  if (top > 0) print_top(result, top);
-  print_failed(result);
-  if (!result.best) {
-    throw CommandFailure{tunekit::cli::kExitFailure,
-                         fmt::format("{}: no configuration ran successfully ({} tried)",
-                                     spec.source.name, result.trials.size())};
-  }
+/// The "best:" and "log:" lines of a run with a successful trial.
+void print_best(const tunekit::KernelSpec& spec, const tunekit::KernelTuneResult& result) {
   const Trial& best = *result.best;
   std::printf("\nbest: %s  %.4f ms", best.config.to_string().c_str(),
               best.result.mean_cost_s() * 1e3);
@@ -224,6 +223,25 @@ void report(const tunekit::KernelSpec& spec, const tunekit::KernelTuneResult& re
     std::printf("  %.2f GFLOP/s", result.task->flop / best.result.mean_cost_s() / 1e9);
   }
   std::printf("\nlog: %s\n", spec.log_path.c_str());
+}
+
+/// Prints what a finished run found; throws when records of the run could not be saved in the
+/// log (they are lost, as tune-file's unsaved results) or when no configuration ran.
+void report(const tunekit::KernelSpec& spec, const tunekit::KernelTuneResult& result,
+            std::size_t top) {
+  print_summary(result);
+  if (top > 0) print_top(result, top);
+  print_failed(result);
+  if (result.best) print_best(spec, result);
+  if (const tunekit::Status saved = tunekit::unsaved_records_status(result.unsaved);
+      !saved.is_ok()) {
+    throw CommandFailure{tunekit::cli::kExitFailure, saved.message()};
+  }
+  if (!result.best) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("{}: no configuration ran successfully ({} tried)",
+                                     spec.source.name, result.trials.size())};
+  }
 }
 
 /// `--distributed`: worker ranks serve trials until rank 0 stops them; rank 0 tunes and reports.
@@ -259,6 +277,7 @@ void run(const TuneKernelArgs& a) {
   tunekit::KernelTuneOptions options;
   options.progress = a.quiet ? nullptr : stdout;
   options.resume = !a.no_resume;
+  options.fail_on_unsaved = false;  // report() prints the run first, then fails
   if (a.distributed) {
     run_distributed(spec, a, options);
     return;

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
+#include <string>
 
 #include "commands.hpp"
 #include "tunekit/core/hardware.hpp"
@@ -26,6 +28,22 @@ void ensure_short_omp_spin(char** argv) {
   ::setenv("GOMP_SPINCOUNT", "10000", 1);
   ::setenv("TUNEKIT_SPIN_SET", "1", 1);
   ::execv("/proc/self/exe", argv);  // returns only on failure: carry on with the default policy
+}
+
+/// The first word of the command line when it is no option and names no sub-command, as a
+/// one-line error listing the commands ("" otherwise). CLI11 itself would take the word for an
+/// argument: `tunekit word` would say "A subcommand is required" and `tunekit word --help` would
+/// print the program's help and succeed.
+std::string unknown_command_error(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return {};
+  const std::string word = argv[1];
+  std::string names;
+  const std::function<bool(const CLI::App*)> every;  // empty: no filter
+  for (const CLI::App* sub : app.get_subcommands(every)) {
+    if (sub->check_name(word)) return {};
+    names += (names.empty() ? "" : ", ") + sub->get_name();
+  }
+  return "unknown command '" + word + "' (commands: " + names + "; see --help)";
 }
 
 }  // namespace
@@ -50,6 +68,10 @@ int main(int argc, char** argv) {
   register_log_command(app);
   register_space_command(app);
   register_tune_kernel_command(app);
+  if (const std::string unknown = unknown_command_error(app, argc, argv); !unknown.empty()) {
+    std::fprintf(stderr, "tunekit: %s\n", unknown.c_str());
+    return tunekit::cli::kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

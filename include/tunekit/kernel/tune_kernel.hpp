@@ -9,6 +9,7 @@
 
 #include "tunekit/core/status.hpp"
 #include "tunekit/kernel/kernel_spec.hpp"
+#include "tunekit/records/record_store.hpp"
 #include "tunekit/search/tuner.hpp"
 
 namespace tunekit {
@@ -25,6 +26,10 @@ struct KernelTuneOptions {
   /// Measures the configurations instead of the spec's builder and runner (e.g. a
   /// distributed::RemoteRunner whose ranks build, verify and run); null = the spec's.
   std::shared_ptr<Runner> runner;
+  /// A run whose records did not all reach the log fails (kIoError, unsaved_records_status)
+  /// when true; when false it returns its result with KernelTuneResult::unsaved set, for a
+  /// caller that reports the run before failing (the tune-kernel command).
+  bool fail_on_unsaved = true;
 };
 
 /// The outcome of tune_kernel.
@@ -41,6 +46,8 @@ struct KernelTuneResult {
   StopReason stop_reason = StopReason::kTrialCount;
   /// Wall seconds of this run.
   double wall_s = 0.0;
+  /// Records of this run that could not be appended to the log (lost), and why.
+  UnsavedRecords unsaved;
 };
 
 /// Tunes `spec`: the Task of make_kernel_task, make_kernel_builder(spec.source, spec.build),
@@ -52,8 +59,9 @@ struct KernelTuneResult {
 /// has proposed every valid configuration.
 /// Errors: those of make_kernel_builder / make_kernel_runner / make_strategy; kCompileError
 ///   naming the reference when it does not build; resume_from_log's (a log written for another
-///   definition of the space: kInvalidArgument naming the log). Failed configurations are
-///   trials, not errors.
+///   definition of the space: kInvalidArgument naming the log); kIoError when records of the
+///   run could not be appended to the log (a full disk, a file size limit), unless
+///   options.fail_on_unsaved is false. Failed configurations are trials, not errors.
 Expected<KernelTuneResult> tune_kernel(const KernelSpec& spec, const KernelTuneOptions& options);
 
 /// The spec's builder and runner for `task` (make_kernel_task(spec)), with the verification

@@ -68,4 +68,8 @@ class CppBuilder : public Builder {
   std::optional<Expected<std::string>> version_;
 };
 
+/// True when CppBuilder compiles `source` as C (`-x c`): its path ends in ".c", whatever its
+/// spec's "language" says ("c", "c++" and "cpp" all name the C/C++ builder).
+bool compiles_as_c(const KernelSource& source) noexcept;
+
 }  // namespace tunekit

@@ -97,9 +97,23 @@ class LockedLog {
   bool replaced_ = false;
 };
 
+/// Records a log_to_file callback could not write: how many, and why the last write failed.
+struct UnsavedRecords {
+  std::size_t count = 0;
+  Status last;
+};
+
 /// AutoTVM log_to_file: a tuning callback appending one record per measured configuration to
-/// `path` after each batch. A write failure is warned about once per callback and tuning goes on.
-TuneCallback log_to_file(const std::string& path);
+/// `path` after each batch. A write failure is warned about once per callback and tuning goes on;
+/// with `unsaved`, every record not written is counted there, so that the caller can end its
+/// run as failed (unsaved_records_status).
+TuneCallback log_to_file(const std::string& path,
+                         std::shared_ptr<UnsavedRecords> unsaved = nullptr);
+
+/// Ok when `unsaved` counts nothing; else kIoError, one line naming the log (through the write
+/// error) and the count: "cannot write tuning log 'a.json': File too large (the file is as it
+/// was): 5 record(s) of this run are not in the log and are lost; fix the cause and run again".
+Status unsaved_records_status(const UnsavedRecords& unsaved);
 
 /// The records that may compete for "best" in one workload (Record::workload_key): those written
 /// for the config-space definition of the workload's last record in input order, successful or

@@ -103,6 +103,11 @@ class Tuner {
   double score_of(const MeasureResult& result) const noexcept;
 
  private:
+  /// After a tune call whose `measured` trials (from trials_[first]) all failed: AutoTVM's
+  /// "Could not find any valid schedule" warning, or, when an earlier trial holds the best, a
+  /// warning that says the best is still that one.
+  void warn_if_all_failed(std::size_t first, std::size_t measured) const;
+
   std::shared_ptr<const Task> task_;
   std::unique_ptr<SearchStrategy> strategy_;
   std::vector<Trial> trials_;

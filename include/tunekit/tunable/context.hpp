@@ -30,6 +30,8 @@ namespace tunekit {
 inline constexpr std::string_view kDefaultResultsFilename = "tunekit_results.csv";
 /// Default untuned file name (before the device ordinal is inserted: "tunekit_untuned0.csv").
 inline constexpr std::string_view kDefaultUntunedFilename = "tunekit_untuned.csv";
+/// The largest rotating buffer size in MiB: its byte count, mib << 20, still fits 64 bits.
+inline constexpr long long kMaxRotatingBufferMib = (1LL << 44) - 1;
 
 /// Inserts the device ordinal into a results file name: replaces the first "%d"; else inserts it
 /// before the last '.' of the file's base name; else appends it.
@@ -230,6 +232,8 @@ class TuningContext {
   // --- rotating buffers -------------------------------------------------------------------------
   /// Rotating buffer size in MiB: negative -> the default (the last-level cache this process can
   /// use, hw::effective_llc_bytes()), 0 -> rotation off.
+  /// Errors: throws Error(kInvalidArgument) above kMaxRotatingBufferMib (the bytes would not fit
+  ///   64 bits); TUNEKIT_ROTATING_BUFFER_SIZE above it is an environment error.
   void set_rotating_buffer_size(long long mib);
   /// Effective rotating buffer size in **bytes** (set 1 -> 1048576; set -1 -> LLC bytes).
   std::size_t rotating_buffer_size() const noexcept;

@@ -277,6 +277,26 @@ TEST_F(KernelSpecTest, SizeErrors) {
   EXPECT_EQ(with_size("\"'a'\""), "arguments[1].size: ''a'' is not a finite number");
 }
 
+TEST_F(KernelSpecTest, ASizeFromAWrongScalarNamesTheScalarsValue) {
+  auto with = [&](const std::string& n, const std::string& size) {
+    return error_of(R"({"name": "k", "source": "k.cpp", "arguments": [
+        {"name": "n", "dtype": "int32", "value": )" +
+                    n + R"(}, {"name": "m", "dtype": "int32", "value": 4},
+        {"name": "a", "dtype": "float32", "size": )" +
+                    size + R"(}], "space": {"params": {"t": [1]}}})");
+  };
+  EXPECT_EQ(with("-5", "\"n\""),
+            "arguments[0].value: n = -5 gives arguments[2].size 'n' = -5 elements: expected a "
+            "whole number >= 1");
+  EXPECT_EQ(with("0", "\" n \""),
+            "arguments[0].value: n = 0 gives arguments[2].size ' n ' = 0 elements: expected a "
+            "whole number >= 1");
+  EXPECT_EQ(with("-5", "\"n*m\""),
+            "arguments[0].value: n = -5 gives arguments[2].size 'n*m' = -20 elements: expected "
+            "a whole number >= 1");
+  EXPECT_EQ(with("3", "\"n-m\""), "arguments[2].size: -1 elements: expected a whole number >= 1");
+}
+
 TEST_F(KernelSpecTest, SpaceErrors) {
   auto with_space = [&](const std::string& space) {
     return error_of(R"({"name": "k", "source": "k.cpp",

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "../child_process.hpp"
 #include "../test_files.hpp"
 #include "tunekit/kernel/kernel_task.hpp"
 #include "tunekit/kernel/load_best.hpp"
@@ -124,6 +126,44 @@ TEST_F(TuneKernelTest, NoResumeMeasuresAgain) {
   ASSERT_TRUE(again);
   EXPECT_EQ(again->resumed, 0u);
   EXPECT_EQ(log_lines(), 12u);
+}
+
+/// Runs `body` in a child whose files cannot grow past 1 KiB: a log of six records does not fit.
+int with_small_files(const std::function<int()>& body) {
+  testing::ChildLimits limits;
+  limits.file_bytes = 1024;
+  limits.alarm_s = 120;
+  return testing::run_in_child(body, limits);
+}
+
+TEST_F(TuneKernelTest, RecordsThatCannotBeSavedFailTheRun) {
+  // Built first (the artefacts are larger than the limit), into another log.
+  ASSERT_TRUE(tune_kernel(spec(space(), R"(, "log": "warm.log.json")"), {}));
+  const KernelSpec s = spec(space());
+  const int rc = with_small_files([&] {
+    auto result = tune_kernel(s, {});
+    if (result) return 1;
+    if (result.status().code() != StatusCode::kIoError) return 2;
+    const std::string m = result.status().message();
+    const bool named = m.find("twice.log.json") != std::string::npos &&
+                       m.find("record(s) of this run are not in the log") != std::string::npos;
+    return named ? 0 : 3;
+  });
+  EXPECT_EQ(rc, 0) << "1: no error, 2: not kIoError, 3: the message does not name the log";
+}
+
+TEST_F(TuneKernelTest, UnsavedRecordsAreCountedWhenTheCallerReportsThem) {
+  ASSERT_TRUE(tune_kernel(spec(space(), R"(, "log": "warm.log.json")"), {}));
+  const KernelSpec s = spec(space());
+  const int rc = with_small_files([&] {
+    KernelTuneOptions options;
+    options.fail_on_unsaved = false;
+    auto result = tune_kernel(s, options);
+    if (!result) return 1;
+    const std::size_t lost = result->unsaved.count;
+    return lost > 0 && lost <= 6 && result->trials.size() == 6 && result->best ? 0 : 2;
+  });
+  EXPECT_EQ(rc, 0) << "1: an error, 2: the lost records are not counted";
 }
 
 TEST_F(TuneKernelTest, ReferenceThatDoesNotBuildIsAnError) {

@@ -20,7 +20,8 @@ namespace {
 using testing::batch_of;
 
 std::shared_ptr<Runner> runner_with(Isolation isolation) {
-  // parent_is_runner.c is right only when its process is a child of this one: a warm worker.
+  // grandparent_is_runner.c is right only when its process is a child of a child of this one:
+  // a warm worker, below the keeper the runner spawned.
   ::setenv("TUNEKIT_TEST_RUNNER_PID", std::to_string(::getpid()).c_str(), 1);
   auto runner = make_kernel_runner(testing::vadd_source(), testing::vadd_problem(),
                                    testing::test_options(isolation));
@@ -37,7 +38,7 @@ TEST(WarmWorker, TrialsRunInTheWorkerItself) {
   auto runner = runner_with(Isolation::kWorker);
   ASSERT_TRUE(runner);
   const pid_t worker = worker_of(runner);
-  auto batch = batch_of({"vadd", "parent_is_runner", "vadd_reversed"});
+  auto batch = batch_of({"vadd", "grandparent_is_runner", "vadd_reversed"});
   auto results = runner->run(batch.inputs, batch.builds);
   for (const MeasureResult& r : results) EXPECT_TRUE(r.ok()) << r.error_msg;
   EXPECT_EQ(worker_of(runner), worker);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "tunekit/core/log.hpp"
@@ -160,6 +161,46 @@ TEST(Tuner, FailuresAreResultsAndTheErrorWarningFiresOnce) {
   ASSERT_NE(text.find(warning), std::string::npos);
   EXPECT_EQ(text.find(warning), text.rfind(warning));
   std::remove(log_path.c_str());
+}
+
+/// What log::warn printed while `body` ran.
+std::string warnings_of(const std::function<void()>& body) {
+  const std::string path = ::testing::TempDir() + "tuner_warn2." + std::to_string(::getpid());
+  EXPECT_TRUE(log::set_sink(path));
+  body();
+  EXPECT_TRUE(log::set_sink("err"));
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::remove(path.c_str());
+  return ss.str();
+}
+
+TEST(Tuner, NewTrialsThatAllFailDoNotHideTheBestFromHistory) {
+  auto task = task_of(6);
+  auto runner = std::make_shared<TableRunner>(std::vector<double>{-1, -1, -1, -1, -1, -1});
+  TuneOptions opt;
+  opt.n_trial = 3;
+  opt.measure.runner = runner;
+  Tuner fresh(task, make_strategy("grid").value());
+  const std::string none = warnings_of([&] { fresh.tune(opt); });
+  EXPECT_NE(none.find("Could not find any valid schedule for task toy (target llvm): all 3 "
+                      "trials failed."),
+            std::string::npos)
+      << none;
+  Tuner resumed(task, make_strategy("grid").value());
+  MeasureResult good;
+  good.costs_s = {1.0};
+  const Trial earlier{task->space->config_at(5), good, 1.0};
+  resumed.load_history(std::span(&earlier, 1));
+  const std::string kept = warnings_of([&] { resumed.tune(opt); });
+  EXPECT_EQ(kept.find("Could not find any valid schedule"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("all 3 new trial(s) of task toy (target llvm) failed; the best is still "
+                      "one measured before them"),
+            std::string::npos)
+      << kept;
+  ASSERT_TRUE(resumed.has_best());
+  EXPECT_EQ(resumed.best().config.index(), 5u);
 }
 
 /// Runner that reports every run as a success with the given costs, whatever they are.

@@ -62,6 +62,28 @@ TEST_F(ContextTest, RotatingBufferSizeSetInMibGetInBytes) {
   EXPECT_EQ(ctx.rotating_buffer_size(), hw::effective_llc_bytes());
 }
 
+TEST_F(ContextTest, RotatingBufferSizeWhoseBytesDoNotFitIsRefused) {
+  TuningContext ctx;
+  ctx.set_rotating_buffer_size(kMaxRotatingBufferMib);
+  EXPECT_EQ(ctx.rotating_buffer_size(), static_cast<std::size_t>(kMaxRotatingBufferMib) << 20);
+  try {
+    ctx.set_rotating_buffer_size(1'000'000'000'000'000LL);
+    FAIL() << "10^15 MiB accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(e.status().message(),
+              "set_rotating_buffer_size: 1000000000000000 MiB is too large (at most "
+              "17592186044415 MiB)");
+  }
+  EXPECT_EQ(ctx.rotating_buffer_size(), static_cast<std::size_t>(kMaxRotatingBufferMib) << 20);
+  ::setenv("TUNEKIT_ROTATING_BUFFER_SIZE", "1000000000000000", 1);
+  const Status st = ctx.reload_environment();
+  EXPECT_FALSE(st.is_ok());
+  EXPECT_NE(st.message().find("TUNEKIT_ROTATING_BUFFER_SIZE: 1000000000000000 MiB is too large"),
+            std::string::npos)
+      << st.message();
+}
+
 TEST_F(ContextTest, NegativeLimitsBecomeZero) {
   TuningContext ctx;
   ctx.set_max_tuning_duration_ms(-4);
