@@ -143,10 +143,44 @@ void add(GemmPlan& plan, std::string name, GemmFamily family, std::string settin
   plan.candidates.push_back({std::move(name), family, std::move(setting)});
 }
 
-// Adds a wheel's candidate, or notes it as absent with `missing` (or the build's reason).
-void add_wheel(GemmPlan& plan, const GemmBuildFacts& build, std::string name, GemmFamily family,
-               const std::string& missing) {
-  if (!build.namespaces) {
+// ---------------------------------------------------------------------------------------------
+// The wheels' candidates: left out where measured never to win (first matching rule).
+
+bool amd_zen4(const CpuInfo& c) { return amd_family_25(c) && c.has("avx512f"); }
+bool not_intel(const CpuInfo& c) { return !c.is_intel(); }
+
+struct WheelLeftOut {
+  GemmFamily family;
+  bool (*applies)(const CpuInfo&);
+  std::string_view reason;
+};
+
+// Source: docs/candidates.md, "Measured rates" (tunekit compare --all, AMD EPYC Zen 4, 2 threads).
+constexpr WheelLeftOut kWheelLeftOut[] = {
+    {GemmFamily::kMklJit, not_intel,
+     "MKL generates JIT GEMM kernels on Intel CPUs only (MKL_NO_JIT on AMD)"},
+    {GemmFamily::kMkl, amd_zen4,
+     "not offered on AMD Zen 4: 1.16-3.9x the fastest candidate's time on every Llama-2-7B "
+     "float problem (docs/candidates.md)"},
+    {GemmFamily::kScipyOpenblas, amd_zen4,
+     "not offered on AMD Zen 4: never ahead of the fastest candidate on the Llama-2-7B problems, "
+     "up to 4x behind at 1 token, no bf16 GEMM (docs/candidates.md)"},
+};
+
+std::string_view left_out_reason(GemmFamily family, const CpuInfo& cpu) {
+  for (const WheelLeftOut& rule : kWheelLeftOut) {
+    if (rule.family == family && rule.applies(cpu)) return rule.reason;
+  }
+  return {};
+}
+
+// Adds a wheel's candidate, or notes it as absent with the reason: the build's, the CPU's
+// (kWheelLeftOut) or `missing` (the library cannot be found).
+void add_wheel(GemmPlan& plan, const CpuInfo& cpu, const GemmBuildFacts& build, std::string name,
+               GemmFamily family, const std::string& missing) {
+  if (const std::string_view reason = left_out_reason(family, cpu); !reason.empty()) {
+    plan.absent.push_back({std::move(name), std::string(reason)});
+  } else if (!build.namespaces) {
     plan.absent.push_back({std::move(name), "RTLD_DEEPBIND does not work under AddressSanitizer"});
   } else if (missing.empty()) {
     add(plan, std::move(name), family);
@@ -208,18 +242,11 @@ GemmPlan plan_gemm_candidates(const hw::CpuInfo& cpu, const GemmBuildFacts& buil
   add(plan, "onednn_matmul", GemmFamily::kOnednnMatmul);
   add(plan, "onednn_sgemm", GemmFamily::kOnednnSgemm);
   add(plan, "libxsmm", GemmFamily::kLibxsmm);
-  add_wheel(plan, build, "scipy_openblas", GemmFamily::kScipyOpenblas,
+  add_wheel(plan, cpu, build, "scipy_openblas", GemmFamily::kScipyOpenblas,
             build.scipy_openblas_missing);
-  add_wheel(plan, build, "onednn3_matmul", GemmFamily::kOnednn3Matmul, build.onednn3_missing);
-  add_wheel(plan, build, "mkl", GemmFamily::kMkl, build.mkl_missing);
-  // MKL 2026.2's JIT gives MKL_NO_JIT (a jitter that calls the standard GEMM) for every size on
-  // the AMD EPYC Zen 4 (docs/candidates.md): offered on Intel CPUs only.
-  if (cpu.is_intel()) {
-    add_wheel(plan, build, "mkl_jit", GemmFamily::kMklJit, build.mkl_missing);
-  } else {
-    plan.absent.push_back(
-        {"mkl_jit", "MKL generates JIT GEMM kernels on Intel CPUs only (MKL_NO_JIT here)"});
-  }
+  add_wheel(plan, cpu, build, "onednn3_matmul", GemmFamily::kOnednn3Matmul, build.onednn3_missing);
+  add_wheel(plan, cpu, build, "mkl", GemmFamily::kMkl, build.mkl_missing);
+  add_wheel(plan, cpu, build, "mkl_jit", GemmFamily::kMklJit, build.mkl_missing);
   if (level >= X86Level::kV3) {
     add(plan, "native_f32", GemmFamily::kNativeGemm);
     add(plan, "native_decode_f32", GemmFamily::kNativeDecode);

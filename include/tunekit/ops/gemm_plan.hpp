@@ -86,9 +86,10 @@ struct GemmPlan {
 ///     TUNEKIT_BLIS_ARCHS (names the CPU cannot run or BLIS 0.9 lacks are dropped with a
 ///     warning; at most 4 copies); none without namespaces.
 ///   * eigen: with x86-64-v4 or v3 (the build of that level), else not offered.
-///   * scipy_openblas, onednn3_matmul, mkl (the PyPI wheels): on every x86-64 CPU where their
-///     library is usable (else in `absent` with the reason); mkl_jit on Intel CPUs only (MKL
-///     makes no JIT kernels on AMD).
+///   * scipy_openblas, onednn3_matmul, mkl, mkl_jit (the PyPI wheels): where their library is
+///     usable, except where measured never to win: mkl_jit on Intel CPUs only (MKL makes no JIT
+///     kernels on AMD), neither mkl nor scipy_openblas on AMD Zen 4 (family 25 with AVX-512);
+///     each one left out is in `absent` with the reason.
 ///   * native_f32 and native_decode_f32 (tunekit's own kernels, searched per problem): with
 ///     x86-64-v3 or v4, last.
 GemmPlan plan_gemm_candidates(const hw::CpuInfo& cpu, const GemmBuildFacts& build);
