@@ -575,9 +575,22 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="torch_vs_tunekit_") as scratch:
         prepare_environment(args.threads, scratch)
         import numpy as np
-        import torch
-        import tunekit
-        from tunekit import tunable
+
+        try:
+            import torch
+        except ImportError:
+            raise SystemExit(
+                "torch_vs_tunekit: PyTorch is not installed for this interpreter "
+                "(pip install torch; scripts/install-deps.sh does not install it)"
+            ) from None
+        try:
+            import tunekit
+            from tunekit import tunable
+        except ImportError:
+            raise SystemExit(
+                "torch_vs_tunekit: the tunekit module is not importable "
+                "(PYTHONPATH=build/python after the build, or pip install .)"
+            ) from None
 
         torch.set_num_threads(args.threads)
         configure_tunekit(tunable, args.results)

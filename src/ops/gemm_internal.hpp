@@ -127,6 +127,37 @@ class AlignedBuffer {
   std::size_t capacity_ = 0;
 };
 
+/// The weights (op(A)) a constant-weights candidate packed on its first run: one instance serves
+/// one problem, whose A never changes (ops::Linear). Thread-safe.
+class PackedWeights {
+ public:
+  /// Packs `bytes` bytes with `pack(dest) -> Status` on the first call (and again when
+  /// `repack`, e.g. sgemm's pack baked in another alpha), then returns the same buffer.
+  /// Errors: kUnsupported for another problem than the first; kRuntimeError when out of memory;
+  /// those of `pack`.
+  template <class Pack>
+  Expected<const void*> get(const GemmParams& p, std::size_t bytes, bool repack, Pack&& pack) {
+    std::lock_guard lock(mutex_);
+    if (ready_ && !(key_ == p.key())) {
+      return Status(StatusCode::kUnsupported,
+                    "a constant-weights instance serves the one problem it packed for");
+    }
+    if (ready_ && !repack) return static_cast<const void*>(buffer_.get(0));
+    void* dest = buffer_.get(bytes);
+    if (dest == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
+    TUNEKIT_RETURN_IF_ERROR(pack(dest));
+    key_ = p.key();
+    ready_ = true;
+    return static_cast<const void*>(dest);
+  }
+
+ private:
+  std::mutex mutex_;
+  AlignedBuffer buffer_;
+  GemmKey key_{};
+  bool ready_ = false;
+};
+
 /// Adds bias[i] to C(i, j) for the m x n matrix at `c` (column-major, ldc).
 void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
               const void* bias);

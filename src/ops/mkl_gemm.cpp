@@ -3,6 +3,7 @@
 // "mkl[constant_b]" (the weights packed once by cblas_*_pack, for ops::Linear).
 #include <fmt/format.h>
 
+#include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <deque>
@@ -263,43 +264,30 @@ class MklConstant final : public GemmCandidateBase {
   }
 
  private:
-  // The weights (op(A)) packed on this instance's first run; kUnsupported for another problem.
-  // sgemm's pack bakes alpha in, so a float problem with another alpha packs again.
+  // The weights (op(A)) packed on this instance's first run. sgemm's pack bakes alpha in, so a
+  // float problem with another alpha packs again.
   Expected<const void*> packed_weights(const MklApi& api, const GemmParams& p) {
-    std::lock_guard lock(mutex_);
-    if (packed_) {
-      if (!(key_ == p.key())) {
-        return unsupported("a constant-weights instance serves the one problem it packed for");
-      }
-      if (p.dtype == DType::kBFloat16 || alpha_ == p.alpha) return packed_data_;
-    }
     const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
     const int ta = mkl_trans(p.a_is_n() ? 'n' : 't'), lda = static_cast<int>(p.lda);
     const bool bf16 = p.dtype == DType::kBFloat16;
     const std::size_t bytes = bf16 ? api.bf16_pack_get_size(mkl::kAMatrix, m, n, k)
                                    : api.sgemm_pack_get_size(mkl::kAMatrix, m, n, k);
-    void* dest = buffer_.get(bytes);
-    if (dest == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
-    if (bf16) {
-      api.bf16_pack(mkl::kColMajor, mkl::kAMatrix, ta, m, n, k,
-                    static_cast<const std::uint16_t*>(p.a), lda, static_cast<std::uint16_t*>(dest));
-    } else {
-      api.sgemm_pack(mkl::kColMajor, mkl::kAMatrix, ta, m, n, k, static_cast<float>(p.alpha),
-                     static_cast<const float*>(p.a), lda, static_cast<float*>(dest));
-    }
-    key_ = p.key();
-    alpha_ = p.alpha;
-    packed_ = true;
-    packed_data_ = dest;
-    return static_cast<const void*>(dest);
+    const bool repack = !bf16 && packed_alpha_.exchange(p.alpha) != p.alpha;
+    return packed_.get(p, bytes, repack, [&](void* dest) {
+      if (bf16) {
+        api.bf16_pack(mkl::kColMajor, mkl::kAMatrix, ta, m, n, k,
+                      static_cast<const std::uint16_t*>(p.a), lda,
+                      static_cast<std::uint16_t*>(dest));
+      } else {
+        api.sgemm_pack(mkl::kColMajor, mkl::kAMatrix, ta, m, n, k, static_cast<float>(p.alpha),
+                       static_cast<const float*>(p.a), lda, static_cast<float*>(dest));
+      }
+      return Status::ok();
+    });
   }
 
-  std::mutex mutex_;
-  AlignedBuffer buffer_;
-  const void* packed_data_ = nullptr;
-  GemmKey key_{};
-  double alpha_ = 1.0;
-  bool packed_ = false;
+  PackedWeights packed_;
+  std::atomic<double> packed_alpha_{1.0};  // the alpha the float pack baked in
 };
 
 }  // namespace

@@ -244,32 +244,23 @@ class Onednn3Matmul final : public GemmCandidateBase {
 
  private:
   // Constant weights: reordered on the first run of this instance (which serves one problem)
-  // into a buffer it owns, then reused. kUnsupported for a second problem.
+  // into a buffer it owns, then reused.
   Expected<const void*> constant_weights(const GemmParams& p, const Matmul3& prim,
                                          dnnl_stream_t stream) {
-    std::lock_guard lock(constant_mutex_);
-    if (constant_ready_) {
-      if (!(constant_key_ == p.key())) {
-        return unsupported("a constant-weights instance serves the one problem it packed for");
-      }
-      return static_cast<const void*>(constant_buffer_.get(0));
-    }
-    void* packed = constant_buffer_.get(prim.packed_weights_bytes);
-    if (packed == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
     const Onednn3Api& api = *prim.api;
-    Args args(api);
-    if (!args.add(DNNL_ARG_FROM, prim.weights, p.a) ||
-        !args.add(DNNL_ARG_TO, prim.packed_weights, packed)) {
-      return Status(StatusCode::kRuntimeError, "oneDNN 3: cannot wrap the weights");
-    }
-    dnnl_status_t s = api.dnnl_primitive_execute(prim.reorder, stream, args.size(), args.data());
-    if (s == dnnl_success) s = api.dnnl_stream_wait(stream);
-    if (s != dnnl_success) {
-      return Status(StatusCode::kRuntimeError, "oneDNN 3 weights reorder: " + status_text(s));
-    }
-    constant_key_ = p.key();
-    constant_ready_ = true;
-    return static_cast<const void*>(packed);
+    return packed_.get(p, prim.packed_weights_bytes, false, [&](void* packed) {
+      Args args(api);
+      if (!args.add(DNNL_ARG_FROM, prim.weights, p.a) ||
+          !args.add(DNNL_ARG_TO, prim.packed_weights, packed)) {
+        return Status(StatusCode::kRuntimeError, "oneDNN 3: cannot wrap the weights");
+      }
+      dnnl_status_t s = api.dnnl_primitive_execute(prim.reorder, stream, args.size(), args.data());
+      if (s == dnnl_success) s = api.dnnl_stream_wait(stream);
+      if (s != dnnl_success) {
+        return Status(StatusCode::kRuntimeError, "oneDNN 3 weights reorder: " + status_text(s));
+      }
+      return Status::ok();
+    });
   }
 
   Expected<std::shared_ptr<const Matmul3>> get(const GemmParams& p) {
@@ -361,10 +352,7 @@ class Onednn3Matmul final : public GemmCandidateBase {
   }
 
   bool constant_;
-  std::mutex constant_mutex_;
-  AlignedBuffer constant_buffer_;  // the constant weights (one owner)
-  GemmKey constant_key_{};
-  bool constant_ready_ = false;
+  PackedWeights packed_;  // the constant weights
   std::shared_mutex mutex_;
   std::unordered_map<MatmulKey, std::shared_ptr<const Matmul3>, MatmulKeyHash> cache_;
 };

@@ -297,32 +297,23 @@ class OnednnMatmul final : public GemmCandidateBase {
 
  private:
   // Constant weights: reordered on the first run of this instance (which serves one problem)
-  // into a buffer it owns, then reused. kUnsupported for a second problem.
+  // into a buffer it owns, then reused.
   Expected<const void*> constant_weights(const GemmParams& p, const MatmulPrimitive& prim,
                                          dnnl_stream_t stream) {
-    std::lock_guard lock(constant_mutex_);
-    if (constant_ready_) {
-      if (!(constant_key_ == p.key())) {
-        return unsupported("a constant-weights instance serves the one problem it packed for");
+    return constant_weights_.get(p, prim.packed_weights_bytes, false, [&](void* packed) {
+      MemoryArgs reorder_args;
+      if (reorder_args.add(DNNL_ARG_FROM, prim.weights_md, p.a) != dnnl_success ||
+          reorder_args.add(DNNL_ARG_TO, prim.packed_weights_md, packed) != dnnl_success) {
+        return Status(StatusCode::kRuntimeError, "oneDNN: cannot wrap weights memory");
       }
-      return static_cast<const void*>(constant_buffer_.get(0));
-    }
-    void* packed = constant_buffer_.get(prim.packed_weights_bytes);
-    if (packed == nullptr) return Status(StatusCode::kRuntimeError, "out of memory");
-    MemoryArgs reorder_args;
-    if (reorder_args.add(DNNL_ARG_FROM, prim.weights_md, p.a) != dnnl_success ||
-        reorder_args.add(DNNL_ARG_TO, prim.packed_weights_md, packed) != dnnl_success) {
-      return Status(StatusCode::kRuntimeError, "oneDNN: cannot wrap weights memory");
-    }
-    dnnl_status_t s =
-        dnnl_primitive_execute(prim.reorder, stream, reorder_args.size(), reorder_args.data());
-    if (s == dnnl_success) s = dnnl_stream_wait(stream);
-    if (s != dnnl_success) {
-      return Status(StatusCode::kRuntimeError, "oneDNN weights reorder: " + dnnl_error(s));
-    }
-    constant_key_ = p.key();
-    constant_ready_ = true;
-    return static_cast<const void*>(packed);
+      dnnl_status_t s =
+          dnnl_primitive_execute(prim.reorder, stream, reorder_args.size(), reorder_args.data());
+      if (s == dnnl_success) s = dnnl_stream_wait(stream);
+      if (s != dnnl_success) {
+        return Status(StatusCode::kRuntimeError, "oneDNN weights reorder: " + dnnl_error(s));
+      }
+      return Status::ok();
+    });
   }
 
   Expected<std::shared_ptr<const MatmulPrimitive>> get(const GemmParams& p) {
@@ -436,10 +427,7 @@ class OnednnMatmul final : public GemmCandidateBase {
 
   bool packed_;
   bool constant_;
-  std::mutex constant_mutex_;
-  AlignedBuffer constant_buffer_;  // the constant weights (not per thread here: one owner)
-  GemmKey constant_key_{};
-  bool constant_ready_ = false;
+  PackedWeights constant_weights_;  // the constant weights
   std::shared_mutex mutex_;
   std::unordered_map<MatmulKey, std::shared_ptr<const MatmulPrimitive>, MatmulKeyHash> cache_;
 };
