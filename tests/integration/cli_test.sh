@@ -46,10 +46,12 @@ TUNEKIT_NATIVE_AMX=0 expect_ok candidates-no-amx "$TK" candidates
 grep -q '^native_f32 on AMX tiles (32x32, bf16): not offered: ' out.txt \
   && pass || { fail "candidates: TUNEKIT_NATIVE_AMX=0 still offers AMX"; cat out.txt; }
 # A wheel library that cannot be found leaves its candidates out, named with the reason.
-TUNEKIT_MKL_LIBRARY=/nonexistent/libmkl_rt.so.3 expect_ok candidates-no-mkl "$TK" candidates
-grep -q '^  mkl: TUNEKIT_MKL_LIBRARY=/nonexistent/libmkl_rt.so.3: no such file (MKL)$' out.txt \
-  && ! grep -q '^ *[0-9][0-9]*  *mkl ' out.txt && pass \
-  || { fail "candidates: a missing MKL is not named"; cat out.txt; }
+if grep -q '^ *[0-9][0-9]*  *onednn3_matmul ' out.txt; then
+  TUNEKIT_ONEDNN3_LIBRARY=/nonexistent/libdnnl.so.3 expect_ok candidates-no-onednn3 "$TK" candidates
+  grep -q '^  onednn3_matmul: TUNEKIT_ONEDNN3_LIBRARY=/nonexistent/libdnnl.so.3: no such file (oneDNN 3)$' out.txt \
+    && ! grep -q '^ *[0-9][0-9]*  *onednn3_matmul ' out.txt && pass \
+    || { fail "candidates: a missing oneDNN 3 is not named"; cat out.txt; }
+fi
 # TUNEKIT_CPU_FIXTURE (tests only) plans the list for another CPU; what runs stays this CPU's.
 grep -q 'blis\[' out.txt && blis=1 || blis=0  # none under AddressSanitizer
 TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/amd_zen3.txt" expect_ok candidates-zen3 "$TK" candidates
