@@ -4,7 +4,7 @@
 // Shapes are lines of ../shared/data/workloads/llama2-7b_float_untuned.csv (n = tokens 1 and 16;
 // q/k/v/o 4096x4096, gate/up 11008x4096, down 4096x11008) plus a 64^3 problem for libxsmm.
 // Operands rotate through copies spanning >= 256 MiB, so the weights are not served from the
-// last-level cache (48-192 MB usable here, machine-notes.md); all problems' copies stay
+// last-level cache (48-192 MB usable on the Intel Xeon); all problems' copies stay
 // allocated (about 2.5 GiB) so that --benchmark_enable_random_interleaving=true can mix them. Each
 // benchmark prepares its candidate (library load, JIT, primitive creation, settle of other thread
 // pools) untimed. Run: build-*/bench/gemm_libraries [--benchmark_filter=...]; counters: GFLOP/s

@@ -42,7 +42,7 @@ struct BlisRule {
 //  * AMD family 25 (Zen 3 and Zen 4): zen3 only, what BLIS 0.9 picks for every family-25 model.
 //    On the Zen 3 it led haswell by 1.06-1.3x at 1 and 16 tokens and was never more than 4%
 //    behind haswell, zen2 or zen elsewhere. skx is never offered on AMD: 3-12x slower than
-//    haswell on Zen 4 (machine-notes.md).
+//    haswell on the AMD EPYC Zen 4 (measured).
 //  * any other CPU with AVX2+FMA: haswell, what BLIS 0.9 picks for Intel AVX2 CPUs.
 constexpr BlisRule kBlisRules[] = {
     {intel_avx512, {"skx", "haswell"}},

@@ -12,7 +12,7 @@ namespace tunekit::ops::detail {
 namespace {
 
 /// Largest m*n*k offered: libxsmm targets small matrices; beyond 128^3 the threaded libraries
-/// win (machine-notes.md: at 64^3 OpenBLAS and libxsmm lead).
+/// win (measured on the Intel Xeon: at 64^3 OpenBLAS and libxsmm lead).
 constexpr double kMaxMnk = 128.0 * 128.0 * 128.0;
 
 struct KernelKey {
@@ -33,7 +33,7 @@ std::uint64_t kernel_key_hash(const KernelKey& k) noexcept {
 
 void init_libxsmm() {
   static std::once_flag once;
-  std::call_once(once, [] { libxsmm_init(); });  // ~5 ms (machine-notes.md)
+  std::call_once(once, [] { libxsmm_init(); });  // ~5 ms (Intel Xeon)
 }
 
 class LibxsmmGemm final : public GemmCandidateBase {

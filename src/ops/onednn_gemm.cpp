@@ -455,7 +455,8 @@ class OnednnSgemm final : public GemmCandidateBase {
   Status prepare_impl(const GemmParams&) override {
     // dnnl_sgemm pays a one-time cost on its first non-trivial call in a process: measured 58-64
     // ms for the first 32^3 or 300x17x33 call (a 1x1x1 call pays only 3-7 ms and does not
-    // trigger it; machine-notes.md quotes 5-37 ms). Pay it here, untimed, on a 32^3 problem.
+    // trigger it; 5-37 ms were measured on the Intel Xeon). Pay it here, untimed, on a 32^3
+    // problem.
     static std::once_flag warmed;
     std::call_once(warmed, [] {
       sync_main_threads();

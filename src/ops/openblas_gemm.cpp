@@ -50,7 +50,7 @@ enum class OpenBlasSource { kLinked, kCore, kWheel };
 /// (about 0.4 ms here) instead of 2^28 (about 0.1 s) before sleeping, so they stop competing
 /// with the next library as soon as kNamespaceGompSpinCount lets libgomp's workers stop; calls
 /// back to back still find them awake. Source: OpenBLAS's USAGE.md (the variable takes the
-/// exponent, 4-30); the 0.5 ms target is docs/candidates.md, "Thread pools".
+/// exponent, 4-30); the 0.5 ms target is docs/candidates.md, "Thread-pool interference".
 constexpr int kWheelThreadTimeout = 20;
 
 std::string lower(std::string s) {

@@ -8,7 +8,7 @@ set -uo pipefail
 TK="$(realpath "$1")"; MPIEXEC="$2"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
-# CI runs as root; OpenMPI refuses that unless told (machine-notes.md).
+# CI runs as root; OpenMPI refuses that unless told (--allow-run-as-root or its variables).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export TUNEKIT_MAX_TUNING_DURATION_MS=1 TUNEKIT_MAX_TUNING_ITERATIONS=2
 fails=0; passes=0

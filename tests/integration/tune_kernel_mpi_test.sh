@@ -9,7 +9,7 @@ source "$(dirname "$(realpath "$0")")/harness.sh"
 TK="$(realpath "$1")"; MPIEXEC="$2"; SRC="$(realpath "$3")"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
-# CI runs as root; OpenMPI refuses that unless told (machine-notes.md).
+# CI runs as root; OpenMPI refuses that unless told (--allow-run-as-root or its variables).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export TUNEKIT_CACHE_DIR="$work/cache"
 SPEC="$SRC/tests/data/kernels/bad_space/bad_space.json"

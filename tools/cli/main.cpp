@@ -19,7 +19,7 @@ namespace {
 /// libgomp reads its spin policy once, when it loads, so the program restarts itself once with
 /// GOMP_SPINCOUNT=10000 (idle workers spin ~0.5 ms instead of ~5-8 ms) unless the user chose a
 /// policy. Other libraries' timings then do not pay for the last library's spinning workers
-/// (docs/candidates.md, "Thread pools").
+/// (docs/candidates.md, "Thread-pool interference").
 void ensure_short_omp_spin(char** argv) {
   if (std::getenv("GOMP_SPINCOUNT") || std::getenv("OMP_WAIT_POLICY") ||
       std::getenv("TUNEKIT_SPIN_SET")) {

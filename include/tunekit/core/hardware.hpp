@@ -97,7 +97,7 @@ bool amx_permitted();
 const std::string& amx_refusal();
 
 /// Bytes of last-level cache a tuning run should defeat with rotating buffers: the sysfs LLC
-/// size capped at 256 MiB (a VM reports the host's LLC; machine-notes measured 48-192 MB usable).
+/// size capped at 256 MiB (a VM reports the host's LLC; 48-192 MB were usable on the Intel Xeon).
 std::size_t effective_llc_bytes();
 
 }  // namespace tunekit::hw

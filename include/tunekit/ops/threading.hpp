@@ -14,7 +14,7 @@ namespace tunekit::ops {
 /// for threads created later too (libgomp's thread count is a per-thread setting).
 /// `n` <= 0 selects the default, all usable cores (hw::cpu().usable_cores); more than the usable
 /// cores is clamped to them (oversubscription makes Eigen and BLIS 2-100x slower,
-/// machine-notes.md). Returns the count applied. Thread-safe.
+/// measured on the Intel Xeon). Returns the count applied. Thread-safe.
 int set_num_threads(int n);
 
 /// The thread count the libraries run with (set_num_threads, default all usable cores).
@@ -35,7 +35,7 @@ std::chrono::microseconds settle_threads(
 /// are inherited). 10000 spins last about 0.5 ms here instead of libgomp's default ~5-8 ms, so a
 /// BLIS pool stops competing with the next library quickly; back-to-back calls of the same
 /// library (gaps of microseconds) still find their workers awake.
-/// Source: measured on the project machine, docs/candidates.md "Thread pools".
+/// Source: measured on the project machine, docs/candidates.md, "Thread-pool interference".
 inline constexpr long kNamespaceGompSpinCount = 10000;
 
 }  // namespace tunekit::ops

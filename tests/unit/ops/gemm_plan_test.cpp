@@ -52,7 +52,7 @@ TEST(GemmPlan, IntelXeonWithAmxGetsTheSkylakeXCopyAndSkxPlusHaswell) {
 
 TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
   // OpenBLAS 0.3.21 runs its Cooperlake (AVX-512) kernels on Zen 4; BLIS's skx is 3-12x slower
-  // than haswell there (machine-notes.md), although the CPU could run it.
+  // than haswell there (measured), although the CPU could run it.
   const GemmPlan plan = plan_gemm_candidates(fixture("amd_zen4"), build("Cooperlake"));
   EXPECT_EQ(plan.names(), (Names{"Default", "blis[arch=zen3]", "eigen", "onednn_matmul",
                                  "onednn_sgemm", "libxsmm", "onednn3_matmul", "native_f32",
