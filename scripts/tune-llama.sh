@@ -5,5 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh tunekit_cli >/dev/null
+# --results llama2-7b_results.csv unless the arguments name a results file of their own.
+results=(--results llama2-7b_results.csv)
+for arg in "$@"; do
+  case "$arg" in --results | --results=*) results=() ;; esac
+done
 exec ./build/tools/cli/tunekit tune-file examples/workloads/llama2-7b_float_untuned.csv \
-  --results llama2-7b_results.csv "$@"
+  "${results[@]}" "$@"

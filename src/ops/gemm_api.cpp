@@ -42,7 +42,8 @@ ops::GemmParams make(ops::GemmKind kind, ops::DType dtype, char transa, char tra
 void register_gemm_validators(TuningContext& ctx, const CandidateList<ops::GemmParams>& list) {
   // One "<LIBRARY>_VERSION" key per candidate library, read at run time from the library itself
   // (binding().detail starts with "<name> <version>"), so that a library upgrade invalidates
-  // results tuned against the old one.
+  // results tuned against the old one; "unavailable" for a library that cannot be loaded (a
+  // file refused for it then names both values).
   std::map<std::string, std::string> versions;
   for (const auto& c : list) {
     auto* g = dynamic_cast<ops::GemmCandidate*>(c.get());
@@ -56,7 +57,10 @@ void register_gemm_validators(TuningContext& ctx, const CandidateList<ops::GemmP
     key += "_VERSION";
     if (versions.count(key)) continue;
     auto binding = g->binding();
-    if (!binding) continue;
+    if (!binding) {  // planned but not loadable here: files tuned with it are refused
+      versions.emplace(key, "unavailable");
+      continue;
+    }
     std::istringstream words(binding->detail);
     std::string name, version;
     words >> name >> version;

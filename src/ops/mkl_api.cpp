@@ -42,9 +42,29 @@ bool bind(void* handle, const char* name, F& out) {
   return out != nullptr;
 }
 
+// The libraries libmkl_rt opens by itself on its first call, which it cannot survive without:
+// it prints "Intel oneMKL FATAL ERROR: Cannot load ..." and ends the process. Checked first.
+Status check_complete(const std::string& rt_path) {
+  const std::string dir = directory_of(rt_path);
+  for (const char* file :
+       {"libmkl_core.so.3", "libmkl_gnu_thread.so.3", "libmkl_intel_lp64.so.3"}) {
+    if (!is_regular_file(dir + "/" + file)) {
+      return Status(
+          StatusCode::kUnsupported,
+          fmt::format("incomplete MKL: {} is not beside {} (pip install mkl)", file, rt_path));
+    }
+  }
+  for (const char* cpu_file : {"libmkl_def.so.3", "libmkl_avx2.so.3", "libmkl_avx512.so.3"}) {
+    if (is_regular_file(dir + "/" + cpu_file)) return Status::ok();
+  }
+  return Status(StatusCode::kUnsupported,
+                fmt::format("incomplete MKL: no libmkl_def/avx2/avx512.so.3 beside {}", rt_path));
+}
+
 Expected<MklApi> load() {
   Expected<std::string> path = locate_wheel_library(kMklLibrary);
   if (!path) return Status(StatusCode::kUnsupported, path.status().message());
+  TUNEKIT_RETURN_IF_ERROR(check_complete(*path));
   Expected<void*> handle = open_wheel_library(*path);
   if (!handle) return handle.status();
   MklApi api;

@@ -109,7 +109,8 @@ class OpenBlasGemm final : public GemmCandidateBase {
   Expected<LibraryBinding> binding() override {
     TUNEKIT_RETURN_IF_ERROR(load());
     const char* config = api_.get_config != nullptr ? api_.get_config() : "";
-    return describe_entry(reinterpret_cast<const void*>(api_.sgemm), "cblas_sgemm",
+    return describe_entry(reinterpret_cast<const void*>(api_.sgemm),
+                          source_ == OpenBlasSource::kWheel ? "scipy_cblas_sgemm" : "cblas_sgemm",
                           config != nullptr ? config : "");
   }
 

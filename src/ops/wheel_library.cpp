@@ -154,7 +154,10 @@ Expected<std::string> locate_wheel_library(const WheelLibrary& lib,
 std::string wheel_missing(const WheelLibrary& lib) {
   if (TUNEKIT_OPS_ASAN) return "RTLD_DEEPBIND does not work under AddressSanitizer";
   Expected<std::string> path = locate_wheel_library(lib);
-  return path ? std::string() : path.status().message();
+  if (!path) return path.status().message();
+  Expected<std::vector<std::string>> elf = elf_needed(*path);
+  if (!elf) return fmt::format("{} is not a shared library ({})", *path, elf.status().message());
+  return {};
 }
 
 Expected<std::vector<std::string>> elf_needed(const std::string& path) {

@@ -39,7 +39,8 @@ Expected<std::string> locate_wheel_library(const WheelLibrary& lib,
                                            const std::vector<std::string>& search_dirs);
 
 /// Why `lib` cannot be used in this process, without loading it: locate_wheel_library()'s
-/// error, or that RTLD_DEEPBIND does not work under AddressSanitizer; empty when it can.
+/// error, a file that is no shared library, or that RTLD_DEEPBIND does not work under
+/// AddressSanitizer; empty when it can.
 std::string wheel_missing(const WheelLibrary& lib);
 
 /// The directories CMake found the wheels' libraries in (may be empty).

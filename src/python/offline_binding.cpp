@@ -90,6 +90,11 @@ std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_fil
                  "tune_gemm_in_file needs TunableOp and tuning enabled (tunekit.tunable.enable(), "
                  "tuning_enable(); TUNEKIT_ENABLED / TUNEKIT_TUNING win over them)"));
   }
+  if (ctx.is_record_untuned_enabled()) {
+    raise(Status(StatusCode::kInvalidArgument,
+                 "tune_gemm_in_file would keep no result while untuned problems are recorded: "
+                 "record_untuned_enable(False) first (TUNEKIT_RECORD_UNTUNED wins over it)"));
+  }
   auto [problems, skipped] = read_problems({filename});
   GemmTunableOp& op = gemm_op();
   distributed::WorkerReport report;

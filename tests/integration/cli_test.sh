@@ -37,6 +37,12 @@ expect_early_fail unknown-command 2 "unknown command 'no-such-command-xyzzy' (co
 expect_early_fail unknown-command-help 2 "unknown command 'no-such-command-xyzzy'" \
   "$TK" no-such-command-xyzzy --help
 expect_early_fail no-command 2 "A subcommand is required" "$TK"
+# Inside a command group too.
+expect_early_fail unknown-results-command 2 \
+  "unknown command 'results no-such-command-xyzzy' (commands of 'results': show; see --help)" \
+  "$TK" results no-such-command-xyzzy
+expect_early_fail unknown-log-command 2 "unknown command 'log no-such-command-xyzzy'" \
+  "$TK" log no-such-command-xyzzy --help
 expect_ok candidates "$TK" candidates
 grep -q '^ *0  *Default' out.txt && pass || fail "candidates: Default is not entry 0"
 [ ! -s err.txt ] && pass || { fail "candidates: warnings although nothing is set"; cat err.txt; }
@@ -51,6 +57,17 @@ if grep -q '^ *[0-9][0-9]*  *onednn3_matmul ' out.txt; then
   grep -q '^  onednn3_matmul: TUNEKIT_ONEDNN3_LIBRARY=/nonexistent/libdnnl.so.3: no such file (oneDNN 3)$' out.txt \
     && ! grep -q '^ *[0-9][0-9]*  *onednn3_matmul ' out.txt && pass \
     || { fail "candidates: a missing oneDNN 3 is not named"; cat out.txt; }
+fi
+# An MKL without the libraries libmkl_rt opens itself would end the process ("Intel oneMKL FATAL
+# ERROR"): it is refused before it loads (planned through the Zen 3 fixture, where mkl is offered).
+TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/amd_zen3.txt" "$TK" candidates >fixture.txt 2>/dev/null
+mkl_rt="$(grep -o '/[^ ]*/libmkl_rt\.so\.3' fixture.txt | head -1)"
+if [ -n "$mkl_rt" ]; then
+  mkdir -p lonely && ln -sf "$mkl_rt" lonely/libmkl_rt.so.3
+  TUNEKIT_CPU_FIXTURE="$SRC/tests/data/cpu/amd_zen3.txt" TUNEKIT_MKL_LIBRARY="$PWD/lonely/libmkl_rt.so.3" \
+    expect_ok candidates-incomplete-mkl "$TK" candidates
+  grep -q 'incomplete MKL: libmkl_core.so.3 is not beside' out.txt && pass \
+    || { fail "candidates: an incomplete MKL is not named"; cat out.txt err.txt; }
 fi
 # TUNEKIT_CPU_FIXTURE (tests only) plans the list for another CPU; what runs stays this CPU's.
 grep -q 'blis\[' out.txt && blis=1 || blis=0  # none under AddressSanitizer
@@ -99,6 +116,10 @@ expect_fail foreign-validators "foreign.csv" "$TK" tune-file "$DATA/small_untune
 cmp -s foreign.csv foreign.orig && pass || fail "foreign results file was modified"
 
 expect_fail missing-file "missing.csv" "$TK" tune-file missing.csv
+# Results are not written while untuned problems are recorded: tuning refuses instead of losing them.
+TUNEKIT_RECORD_UNTUNED=1 expect_early_fail record-untuned-on 1 "TUNEKIT_RECORD_UNTUNED is on" \
+  "$TK" tune-file "$DATA/small_untuned.csv" --results rec.csv
+[ ! -e rec.csv ] && pass || fail "record-untuned-on: a results file was made"
 expect_fail bad-trans "--trans" "$TK" gemm --m 4 --n 4 --k 4 --trans xy
 expect_fail bad-dtype "dtype" "$TK" gemm --m 4 --n 4 --k 4 --dtype int4 --results res.csv
 TUNEKIT_MAX_TUNING_ITERATIONS=abc expect_fail bad-env "TUNEKIT_MAX_TUNING_ITERATIONS" \

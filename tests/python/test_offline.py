@@ -70,6 +70,16 @@ def test_tune_gemm_in_file_needs_tuning_on(untuned):
         tunable.tune_gemm_in_file(str(untuned[0]))
 
 
+def test_tune_gemm_in_file_refuses_while_recording_untuned_problems(untuned):
+    # No result is written while recording: tuning would lose every winner.
+    tunable.record_untuned_enable(True)
+    try:
+        with pytest.raises(tunekit.InvalidArgumentError, match="record_untuned_enable"):
+            tunable.tune_gemm_in_file(str(untuned[0]))
+    finally:
+        tunable.record_untuned_enable(False)
+
+
 def test_tune_gemm_in_file_of_a_missing_file(tmp_path):
     with pytest.raises(tunekit.NotFoundError, match="nothing.csv"):
         tunable.tune_gemm_in_file(str(tmp_path / "nothing.csv"))

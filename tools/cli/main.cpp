@@ -30,20 +30,34 @@ void ensure_short_omp_spin(char** argv) {
   ::execv("/proc/self/exe", argv);  // returns only on failure: carry on with the default policy
 }
 
-/// The first word of the command line when it is no option and names no sub-command, as a
-/// one-line error listing the commands ("" otherwise). CLI11 itself would take the word for an
-/// argument: `tunekit word` would say "A subcommand is required" and `tunekit word --help` would
-/// print the program's help and succeed.
+/// The first word after a command group (the program, `results`, `log`, `space`) when it is no
+/// option and names none of the group's sub-commands, as a one-line error listing them ("" when
+/// every word names a command). CLI11 itself would take the word for an argument: `tunekit word`
+/// would say "A subcommand is required" and `tunekit word --help` would print the program's help
+/// and succeed.
 std::string unknown_command_error(const CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return {};
-  const std::string word = argv[1];
-  std::string names;
-  const std::function<bool(const CLI::App*)> every;  // empty: no filter
-  for (const CLI::App* sub : app.get_subcommands(every)) {
-    if (sub->check_name(word)) return {};
-    names += (names.empty() ? "" : ", ") + sub->get_name();
+  const CLI::App* group = &app;
+  std::string path = "";
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    const std::function<bool(const CLI::App*)> every;  // empty: no filter
+    const std::vector<const CLI::App*> subs = group->get_subcommands(every);
+    if (subs.empty()) return {};  // a command: the rest are its arguments
+    const std::string word = argv[i];
+    std::string names;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : subs) {
+      if (sub->check_name(word)) next = sub;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (next == nullptr) {
+      return "unknown command '" + path + word + "' (commands" +
+             (path.empty() ? "" : " of '" + path.substr(0, path.size() - 1) + "'") + ": " + names +
+             "; see --help)";
+    }
+    path += word + " ";
+    group = next;
   }
-  return "unknown command '" + word + "' (commands: " + names + "; see --help)";
+  return {};
 }
 
 }  // namespace

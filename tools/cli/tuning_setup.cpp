@@ -77,6 +77,13 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
   flags_win_over_environment(flags);
   Status env = ctx.environment_status();
   if (!env.is_ok()) throw CommandFailure{kExitFailure, env.message()};
+  // Results are not written while untuned problems are recorded (docs/tunable.md): tuning here
+  // would lose every winner.
+  if (ctx.is_record_untuned_enabled()) {
+    throw CommandFailure{kExitFailure,
+                         "TUNEKIT_RECORD_UNTUNED is on: no tuned result would be saved while "
+                         "untuned problems are recorded; unset it to tune"};
+  }
   if (flags.verbose >= 0) ctx.set_verbose(flags.verbose);
   if (flags.max_tuning_duration_ms >= 0)
     ctx.set_max_tuning_duration_ms(flags.max_tuning_duration_ms);
