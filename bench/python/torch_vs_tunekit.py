@@ -562,8 +562,22 @@ def parse_args():
     args = parser.parse_args()
     if args.repeats is not None and args.repeats < 5:
         parser.error("--repeats must be at least 5")
-    if args.threads < 1 or args.rotate_mb < 0:
-        parser.error("--threads must be >= 1 and --rotate-mb >= 0")
+    if args.threads < 1:
+        parser.error("--threads must be >= 1")
+    if not (math.isfinite(args.rotate_mb) and args.rotate_mb >= 0):
+        parser.error("--rotate-mb must be a finite number >= 0")
+    if not (math.isfinite(args.target_s) and args.target_s > 0):
+        parser.error("--target-s must be a finite number > 0")
+    for path in args.workload or []:
+        if not os.path.isfile(path):
+            parser.error(f"--workload {path}: no such file")
+    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
+        parser.error(f"--json {args.json}: its folder does not exist")
+    if args.shapes:
+        try:
+            parse_shapes(args.shapes, ["float32"])
+        except ValueError as e:
+            parser.error(f"--shapes {args.shapes!r}: {e} (expected 'M,N,K;...' of positive integers)")
     return args
 
 
@@ -605,7 +619,9 @@ def main() -> int:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"header": info, "problems": records, "summary": summaries}, f, indent=1)
-    return 1 if any(r["error"] for r in records) else 0
+    # A mismatch, or a call that did not run the tuned entry (the figures would not be what they
+    # claim), fails the run.
+    return 1 if any(r["error"] or not r["tuned_entry_hit"] for r in records) else 0
 
 
 if __name__ == "__main__":
