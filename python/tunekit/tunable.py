@@ -97,6 +97,23 @@ def _whole(fn: str, name: str, value, largest: int = _LONG_LONG_MAX) -> int:
     return max(number, -1)
 
 
+def _real(fn: str, name: str, value) -> float:
+    """``value`` (argument ``name`` of ``fn``) as a float; tunekit.InvalidArgumentError naming
+    the argument for what is no number or does not fit a double."""
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise _tunekit.InvalidArgumentError(
+            f"tunable.{fn}: {name} must be a real number that fits a double, got "
+            f"{_short(value)}") from None
+
+
+def _short(value) -> str:
+    """repr(value), cut to 40 characters (a 400-digit integer is not worth printing whole)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def set_max_tuning_duration(duration: int) -> None:
     """Time budget in ms for each candidate's timed calls; negative -> 0; 0 = no limit (both
     limits 0: 100 calls). TUNEKIT_MAX_TUNING_DURATION_MS wins."""
@@ -145,7 +162,8 @@ def set_numerical_check_tolerances(enable: bool, atol: float = 1e-5, rtol: float
     tolerances (|C - C_ref| <= atol + rtol * |C_ref|); atol and rtol must be > 0
     (tunekit.InvalidArgumentError) when the check is enabled; with ``enable`` False they are
     ignored, as upstream. TUNEKIT_NUMERICAL_CHECK wins."""
-    atol, rtol = float(atol), float(rtol)
+    atol = _real("set_numerical_check_tolerances", "atol", atol)
+    rtol = _real("set_numerical_check_tolerances", "rtol", rtol)
     if not enable and not (0 < atol < math.inf and 0 < rtol < math.inf):
         _, old_atol, old_rtol = _c.get_numerical_check_tolerances()  # kept while it is off
         atol = 1e-5 if old_atol is None else old_atol

@@ -80,6 +80,11 @@ def test_numerical_check_tolerances():
         tunable.set_numerical_check_tolerances(True, 0.0, 1e-5)
     with pytest.raises(ValueError):  # InvalidArgumentError is a ValueError
         tunable.set_numerical_check_tolerances(True, 1e-5, -1.0)
+    # Numbers that fit no double, and what is no number, name the argument in one short line.
+    with pytest.raises(tunekit.InvalidArgumentError, match=r"atol must be a real number.*\.\.\.$"):
+        tunable.set_numerical_check_tolerances(True, 10**400, 1e-5)
+    with pytest.raises(tunekit.InvalidArgumentError, match="rtol must be a real number"):
+        tunable.set_numerical_check_tolerances(True, 1e-5, "tight")
 
 
 def test_validators_name_this_machine():
