@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -27,39 +27,44 @@ extern "C" char** environ;  // NOLINT: POSIX
 namespace tunekit::ops::detail {
 namespace {
 
-// The bytes of `path`, or kIoError.
-Expected<std::string> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status(StatusCode::kIoError, fmt::format("{}: cannot open", path));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+// `size` bytes of `in` at `offset`, or an empty string when the file is shorter.
+std::string read_at(std::ifstream& in, std::uint64_t offset, std::uint64_t size) {
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.clear();
+  in.seekg(static_cast<std::streamoff>(offset));
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return {};
   return bytes;
 }
 
+// The program headers of the ELF file `in` with header `eh`.
+std::vector<Elf64_Phdr> program_headers(std::ifstream& in, const Elf64_Ehdr& eh) {
+  const std::string table =
+      read_at(in, eh.e_phoff, static_cast<std::uint64_t>(eh.e_phnum) * sizeof(Elf64_Phdr));
+  std::vector<Elf64_Phdr> out(table.size() / sizeof(Elf64_Phdr));
+  if (!out.empty()) std::memcpy(out.data(), table.data(), out.size() * sizeof(Elf64_Phdr));
+  return out;
+}
+
 // Maps a virtual address of the ELF image to its file offset through the PT_LOAD headers.
-bool file_offset(const std::string& elf, const Elf64_Ehdr& eh, Elf64_Addr addr, std::size_t& out) {
-  for (int i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph{};
-    std::memcpy(&ph, elf.data() + eh.e_phoff + static_cast<std::size_t>(i) * eh.e_phentsize,
-                sizeof ph);
+bool file_offset(const std::vector<Elf64_Phdr>& phdrs, Elf64_Addr addr, std::uint64_t& out) {
+  for (const Elf64_Phdr& ph : phdrs) {
     if (ph.p_type == PT_LOAD && addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz) {
-      out = static_cast<std::size_t>(addr - ph.p_vaddr + ph.p_offset);
+      out = addr - ph.p_vaddr + ph.p_offset;
       return true;
     }
   }
   return false;
 }
 
-// The PT_DYNAMIC segment's entries of a validated ELF image.
-std::vector<Elf64_Dyn> dynamic_entries(const std::string& elf, const Elf64_Ehdr& eh) {
+// The PT_DYNAMIC segment's entries, up to DT_NULL.
+std::vector<Elf64_Dyn> dynamic_entries(std::ifstream& in, const std::vector<Elf64_Phdr>& phdrs) {
   std::vector<Elf64_Dyn> out;
-  for (int i = 0; i < eh.e_phnum; ++i) {
-    Elf64_Phdr ph{};
-    std::memcpy(&ph, elf.data() + eh.e_phoff + static_cast<std::size_t>(i) * eh.e_phentsize,
-                sizeof ph);
-    if (ph.p_type != PT_DYNAMIC || ph.p_offset + ph.p_filesz > elf.size()) continue;
-    for (std::size_t off = 0; off + sizeof(Elf64_Dyn) <= ph.p_filesz; off += sizeof(Elf64_Dyn)) {
+  for (const Elf64_Phdr& ph : phdrs) {
+    if (ph.p_type != PT_DYNAMIC) continue;
+    const std::string bytes = read_at(in, ph.p_offset, ph.p_filesz);
+    for (std::size_t off = 0; off + sizeof(Elf64_Dyn) <= bytes.size(); off += sizeof(Elf64_Dyn)) {
       Elf64_Dyn d{};
-      std::memcpy(&d, elf.data() + ph.p_offset + off, sizeof d);
+      std::memcpy(&d, bytes.data() + off, sizeof d);
       if (d.d_tag == DT_NULL) break;
       out.push_back(d);
     }
@@ -161,32 +166,37 @@ std::string wheel_missing(const WheelLibrary& lib) {
 }
 
 Expected<std::vector<std::string>> elf_needed(const std::string& path) {
-  Expected<std::string> bytes = read_bytes(path);
-  if (!bytes) return bytes.status();
-  const std::string& elf = *bytes;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status(StatusCode::kIoError, fmt::format("{}: cannot open", path));
   Elf64_Ehdr eh{};
-  if (elf.size() < sizeof eh) return Status(StatusCode::kParseError, path + ": not an ELF file");
-  std::memcpy(&eh, elf.data(), sizeof eh);
+  const std::string header = read_at(in, 0, sizeof eh);
+  if (header.empty()) return Status(StatusCode::kParseError, path + ": not an ELF file");
+  std::memcpy(&eh, header.data(), sizeof eh);
   if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-      eh.e_phentsize != sizeof(Elf64_Phdr) ||
-      eh.e_phoff + static_cast<std::size_t>(eh.e_phnum) * eh.e_phentsize > elf.size()) {
+      eh.e_phentsize != sizeof(Elf64_Phdr)) {
     return Status(StatusCode::kParseError, path + ": not a 64-bit ELF file");
   }
-  const std::vector<Elf64_Dyn> dyn = dynamic_entries(elf, eh);
+  const std::vector<Elf64_Phdr> phdrs = program_headers(in, eh);
+  const std::vector<Elf64_Dyn> dyn = dynamic_entries(in, phdrs);
   Elf64_Addr strtab = 0;
+  std::uint64_t strtab_size = 0;
   for (const Elf64_Dyn& d : dyn) {
     if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
+    if (d.d_tag == DT_STRSZ) strtab_size = d.d_un.d_val;
   }
-  std::size_t strtab_off = 0;
-  if (dyn.empty() || !file_offset(elf, eh, strtab, strtab_off)) {
+  std::uint64_t strtab_off = 0;
+  if (dyn.empty() || strtab_size == 0 || !file_offset(phdrs, strtab, strtab_off)) {
     return Status(StatusCode::kParseError, path + ": no dynamic section");
   }
+  const std::string strings = read_at(in, strtab_off, strtab_size);
+  if (strings.empty()) return Status(StatusCode::kParseError, path + ": truncated string table");
   std::vector<std::string> needed;
   for (const Elf64_Dyn& d : dyn) {
     if (d.d_tag != DT_NEEDED) continue;
-    const std::size_t at = strtab_off + d.d_un.d_val;
-    if (at >= elf.size()) return Status(StatusCode::kParseError, path + ": bad DT_NEEDED");
-    needed.emplace_back(elf.c_str() + at, strnlen(elf.c_str() + at, elf.size() - at));
+    if (d.d_un.d_val >= strings.size()) {
+      return Status(StatusCode::kParseError, path + ": bad DT_NEEDED");
+    }
+    needed.emplace_back(strings.c_str() + d.d_un.d_val);
   }
   return needed;
 }
