@@ -187,9 +187,8 @@ class GemmCandidateBase : public GemmCandidate {
   virtual Status prepare_impl(const GemmParams& params) { return Status::ok(); }
   virtual Status run_impl(const GemmParams& params) = 0;
   /// The thread pool the candidate's threads come from: 0 for the main program's libgomp
-  /// (OpenBLAS Default, oneDNN 2, MKL, Eigen; libxsmm and JIT kernels run on the caller's
-  /// thread), the link-map namespace of its library copy, or one of the k*Runtime ids below for
-  /// pools of other kinds.
+  /// (OpenBLAS Default, oneDNN 2 and 3, MKL, Eigen; libxsmm and JIT kernels run on the caller's
+  /// thread), the link-map namespace of its library copy, or kWheelOpenblasRuntime.
   virtual long runtime_id() const { return 0; }
   /// kUnsupported "<name>: <reason>".
   Status unsupported(std::string_view reason) const;
@@ -201,8 +200,6 @@ class GemmCandidateBase : public GemmCandidate {
 
 /// runtime_id() of the scipy-openblas32 wheel's pthreads pool.
 constexpr long kWheelOpenblasRuntime = 1L << 20;
-/// runtime_id() of the oneDNN 3 wheel's TBB workers.
-constexpr long kTbbRuntime = (1L << 20) + 1;
 
 /// Makes the calling thread's libgomp thread count (used by OpenBLAS, oneDNN and Eigen in the
 /// main namespace) equal num_threads(). Cheap when already equal.

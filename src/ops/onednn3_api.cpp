@@ -1,5 +1,5 @@
-// Loading oneDNN 3 from the `onednn` wheel and limiting its TBB workers to tunekit's thread
-// count. See src/ops/onednn3_api.hpp.
+// Loading oneDNN 3's CPU build with GNU OpenMP from the `onednn-cpu-gomp` wheel.
+// See src/ops/onednn3_api.hpp.
 #if TUNEKIT_HAVE_ONEDNN3
 
 #include "ops/onednn3_api.hpp"
@@ -7,13 +7,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
-#include <atomic>
-#include <cstdint>
-#include <mutex>
-
-#include "ops/gemm_internal.hpp"
 #include "ops/wheel_library.hpp"
-#include "tunekit/ops/threading.hpp"
 
 namespace tunekit::ops::detail {
 namespace {
@@ -43,38 +37,6 @@ std::string isa_name(dnnl_cpu_isa_t isa) {
   return fmt::format("isa {:#x}", static_cast<unsigned>(isa));
 }
 
-/// The layout of oneTBB's tbb::detail::d1::global_control (oneapi/tbb/global_control.h of oneTBB
-/// 2021-2023, interface 12): the value, a reserved word and the parameter.
-struct TbbGlobalControl {
-  std::size_t value = 0;
-  std::intptr_t reserved = 0;
-  int parameter = 0;  ///< 0: max_allowed_parallelism
-};
-
-/// tbb::detail::r1::create / destroy (global_control&), resolved from the loaded libtbb.so.12.
-struct TbbControlApi {
-  void (*create)(TbbGlobalControl&) = nullptr;
-  void (*destroy)(TbbGlobalControl&) = nullptr;
-};
-
-TbbControlApi g_tbb;
-std::mutex g_tbb_mutex;
-TbbGlobalControl g_tbb_limit;  // active while g_tbb_applied > 0
-std::atomic<int> g_tbb_applied{0};
-
-Status bind_tbb_control() {
-  void* tbb = dlopen("libtbb.so.12", RTLD_LAZY | RTLD_NOLOAD);
-  if (tbb == nullptr) return Status(StatusCode::kUnsupported, "libtbb.so.12 is not loaded");
-  g_tbb.create = reinterpret_cast<void (*)(TbbGlobalControl&)>(
-      dlsym(tbb, "_ZN3tbb6detail2r16createERNS0_2d114global_controlE"));
-  g_tbb.destroy = reinterpret_cast<void (*)(TbbGlobalControl&)>(
-      dlsym(tbb, "_ZN3tbb6detail2r17destroyERNS0_2d114global_controlE"));
-  if (g_tbb.create == nullptr || g_tbb.destroy == nullptr) {
-    return Status(StatusCode::kUnsupported, "libtbb.so.12 lacks global_control's create/destroy");
-  }
-  return Status::ok();
-}
-
 Expected<Onednn3Api> load() {
   Expected<std::string> path = locate_wheel_library(kOnednn3Library);
   if (!path) return Status(StatusCode::kUnsupported, path.status().message());
@@ -96,19 +58,19 @@ Expected<Onednn3Api> load() {
     return Status(StatusCode::kUnsupported, fmt::format("{} is not oneDNN 3", *path));
   }
   api.version = fmt::format("{}.{}.{}", v->major, v->minor, v->patch);
-  // The `onednn` wheels (2024 on) run CPU primitives on SYCL's CPU device, which needs Intel's
-  // OpenCL CPU runtime registered with the OpenCL loader the process already uses.
-  if (v->cpu_runtime == DNNL_RUNTIME_SYCL) {
+  // Only the GNU OpenMP build shares the program's thread pool and thread count. The `onednn`
+  // wheels (2024 on) run CPU primitives on SYCL's CPU device, which needs Intel's OpenCL CPU
+  // runtime registered with the OpenCL loader the process already uses; TBB and threadpool
+  // builds bring pools tunekit cannot size.
+  if (v->cpu_runtime != DNNL_RUNTIME_OMP) {
+    const char* runtime = v->cpu_runtime == DNNL_RUNTIME_SYCL  ? "SYCL"
+                          : v->cpu_runtime == DNNL_RUNTIME_TBB ? "TBB"
+                                                               : "a non-OpenMP runtime";
     return Status(StatusCode::kUnsupported,
-                  fmt::format("{} is oneDNN {} for SYCL; tunekit takes the CPU build (pip "
-                              "install onednn-cpu-gomp onednn-devel-cpu-gomp)",
-                              *path, api.version));
+                  fmt::format("{} is oneDNN {} for {}; tunekit takes the CPU build with GNU "
+                              "OpenMP (pip install onednn-cpu-gomp onednn-devel-cpu-gomp)",
+                              *path, api.version, runtime));
   }
-  api.threading = v->cpu_runtime == DNNL_RUNTIME_TBB   ? "TBB"
-                  : v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP"
-                                                       : "sequential";
-  api.tbb = v->cpu_runtime == DNNL_RUNTIME_TBB;
-  if (api.tbb) TUNEKIT_RETURN_IF_ERROR(bind_tbb_control());
   api.isa = isa_name(api.dnnl_get_effective_cpu_isa());
   if (api.dnnl_engine_create(&api.engine, dnnl_cpu, 0) != dnnl_success) {
     return Status(StatusCode::kUnsupported, "oneDNN 3 cannot create a CPU engine");
@@ -117,21 +79,6 @@ Expected<Onednn3Api> load() {
 }
 
 }  // namespace
-
-void Onednn3Api::sync_threads() const noexcept {
-  if (!tbb) {
-    sync_main_threads();  // an OpenMP build shares the program's libgomp
-    return;
-  }
-  const int n = num_threads();
-  if (g_tbb_applied.load(std::memory_order_acquire) == n) return;
-  std::lock_guard lock(g_tbb_mutex);
-  if (g_tbb_applied.load(std::memory_order_relaxed) == n) return;
-  if (g_tbb_applied.load(std::memory_order_relaxed) > 0) g_tbb.destroy(g_tbb_limit);
-  g_tbb_limit = TbbGlobalControl{static_cast<std::size_t>(n), 0, 0};
-  g_tbb.create(g_tbb_limit);
-  g_tbb_applied.store(n, std::memory_order_release);
-}
 
 Expected<const Onednn3Api*> onednn3_api() {
   static const Expected<Onednn3Api> loaded = load();

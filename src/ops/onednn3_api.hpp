@@ -48,20 +48,15 @@ struct Onednn3Api {
 
   dnnl_engine_t engine = nullptr;  ///< the CPU engine, kept for the life of the process
   std::string path;                ///< the libdnnl.so.3 loaded
-  std::string version;             ///< "3.13.0"
-  std::string isa;        ///< dnnl_get_effective_cpu_isa() in words, e.g. "avx512_core_bf16"
-  std::string threading;  ///< the wheel's threading runtime: "TBB" or "OpenMP"
-  bool tbb = false;       ///< threads from TBB (else the program's libgomp)
-
-  /// Limits the wheel's TBB workers to ops::num_threads() (a tbb::global_control on
-  /// max_allowed_parallelism, replaced when the count changes). Thread-safe.
-  void sync_threads() const noexcept;
+  std::string version;             ///< "3.2.0"
+  std::string isa;  ///< dnnl_get_effective_cpu_isa() in words, e.g. "avx512_core_bf16"
 };
 
 /// oneDNN 3, loaded on the first call: located (locate_wheel_library, TUNEKIT_ONEDNN3_LIBRARY),
-/// opened with RTLD_DEEPBIND after its TBB and Intel runtime neighbours, the CPU engine created.
-/// Errors: kUnsupported naming what is missing (the wheel, an entry point, TBB's
-/// global_control, the engine) or why it cannot load (AddressSanitizer, dlopen).
+/// opened with RTLD_DEEPBIND, the CPU engine created. Only the GNU OpenMP build is taken: its
+/// threads are the program's libgomp pool (sync_main_threads() sets their count).
+/// Errors: kUnsupported naming what is missing (the wheel, an entry point, the engine), a build
+/// for another runtime (SYCL, TBB) or why it cannot load (AddressSanitizer, dlopen).
 Expected<const Onednn3Api*> onednn3_api();
 
 }  // namespace tunekit::ops::detail

@@ -180,11 +180,10 @@ class Onednn3Matmul final : public GemmCandidateBase {
   Expected<LibraryBinding> binding() override {
     Expected<const Onednn3Api*> api = onednn3_api();
     if (!api) return api.status();
-    return describe_entry(reinterpret_cast<const void*>((*api)->dnnl_primitive_execute),
-                          "dnnl_primitive_execute",
-                          fmt::format("oneDNN {} matmul{}, {} threading, isa={}", (*api)->version,
-                                      constant_ ? " with weights reordered once" : "",
-                                      (*api)->threading, (*api)->isa));
+    return describe_entry(
+        reinterpret_cast<const void*>((*api)->dnnl_primitive_execute), "dnnl_primitive_execute",
+        fmt::format("oneDNN {} matmul{}, OpenMP threading, isa={}", (*api)->version,
+                    constant_ ? " with weights reordered once" : "", (*api)->isa));
   }
 
   /// The implementation oneDNN chose for `p` (e.g. "brg_matmul:avx512_core_bf16").
@@ -211,7 +210,7 @@ class Onednn3Matmul final : public GemmCandidateBase {
     if (!got) return got.status();
     const Matmul3& prim = **got;
     const Onednn3Api& api = *prim.api;
-    api.sync_threads();
+    sync_main_threads();
     dnnl_stream_t stream = thread_stream(api);
     if (stream == nullptr) return Status(StatusCode::kRuntimeError, "oneDNN 3 stream unavailable");
     const void* weights = p.a;
@@ -271,7 +270,7 @@ class Onednn3Matmul final : public GemmCandidateBase {
     }
     Expected<const Onednn3Api*> api = onednn3_api();
     if (!api) return unsupported(api.status().message());
-    (*api)->sync_threads();  // the primitive is made for the thread count it will run with
+    sync_main_threads();  // the primitive is made for the thread count it will run with
     Expected<std::shared_ptr<const Matmul3>> created = create(**api, p);
     if (!created) return created;
     std::unique_lock lock(mutex_);
@@ -344,11 +343,6 @@ class Onednn3Matmul final : public GemmCandidateBase {
       return Status(StatusCode::kRuntimeError, "matmul primitive creation: " + status_text(s));
     }
     return Status::ok();
-  }
-
-  long runtime_id() const override {
-    Expected<const Onednn3Api*> api = onednn3_api();
-    return api && (*api)->tbb ? kTbbRuntime : 0;
   }
 
   bool constant_;
