@@ -255,6 +255,10 @@ class LibraryNamespace {
   friend void sync_all_namespaces() noexcept;
 };
 
+/// The process environment with `overrides` ("NAME=value") replacing same-named entries and the
+/// rest appended: what a library copy or a wheel library sees while it initialises.
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides);
+
 /// Applies num_threads() to every loaded namespace (called by set_num_threads).
 void sync_all_namespaces() noexcept;
 

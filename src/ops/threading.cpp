@@ -98,6 +98,19 @@ void note_runtime(long runtime) noexcept {
 
 long last_runtime() noexcept { return g_last_runtime.load(std::memory_order_relaxed); }
 
+std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
+  auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool replaced = std::any_of(overrides.begin(), overrides.end(),
+                                      [&](const auto& o) { return name_of(o) == name_of(entry); });
+    if (!replaced) env.emplace_back(entry);
+  }
+  env.insert(env.end(), overrides.begin(), overrides.end());
+  return env;
+}
+
 void sync_main_threads() noexcept {
   const int n = num_threads();
   if (omp_get_max_threads() != n) omp_set_num_threads(n);
@@ -120,19 +133,11 @@ Expected<LibraryNamespace*> LibraryNamespace::load(const std::string& path,
   }
   auto ns = std::unique_ptr<LibraryNamespace>(new LibraryNamespace());
   ns->key_ = std::move(key);
-  auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
   const bool user_spin =
       std::getenv("GOMP_SPINCOUNT") != nullptr || std::getenv("OMP_WAIT_POLICY") != nullptr;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    const bool overridden = std::any_of(overrides.begin(), overrides.end(), [&](const auto& o) {
-      return name_of(o) == name_of(entry);
-    });
-    if (!overridden) ns->env_strings_.emplace_back(entry);
-  }
-  for (const std::string& o : overrides) ns->env_strings_.push_back(o);
-  if (!user_spin)
-    ns->env_strings_.push_back(fmt::format("GOMP_SPINCOUNT={}", kNamespaceGompSpinCount));
+  std::vector<std::string> settings = overrides;
+  if (!user_spin) settings.push_back(fmt::format("GOMP_SPINCOUNT={}", kNamespaceGompSpinCount));
+  ns->env_strings_ = environment_with(settings);
   for (std::string& s : ns->env_strings_) ns->env_.push_back(s.data());
   ns->env_.push_back(nullptr);
 

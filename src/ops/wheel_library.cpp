@@ -94,20 +94,6 @@ void open_neighbours(const std::string& path, const std::string& dir,
   }
 }
 
-// The process environment with `overrides` replacing or extending same-named entries.
-std::vector<std::string> environment_with(const std::vector<std::string>& overrides) {
-  auto name_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view entry(*e);
-    const bool replaced = std::any_of(overrides.begin(), overrides.end(),
-                                      [&](const auto& o) { return name_of(o) == name_of(entry); });
-    if (!replaced) env.emplace_back(entry);
-  }
-  env.insert(env.end(), overrides.begin(), overrides.end());
-  return env;
-}
-
 }  // namespace
 
 bool is_regular_file(const std::string& path) {
@@ -201,40 +187,28 @@ Expected<std::vector<std::string>> elf_needed(const std::string& path) {
   return needed;
 }
 
-namespace {
-std::recursive_mutex g_environment_mutex;  // one swap of `environ` at a time
-}  // namespace
-
-void with_environment(const std::vector<std::string>& environment,
-                      const std::function<void()>& fn) {
-  std::lock_guard lock(g_environment_mutex);
-  if (environment.empty()) {
-    fn();
-    return;
-  }
-  // Kept for the life of the process: a library may keep pointers getenv() gave it.
-  auto* strings = new std::vector<std::string>(environment_with(environment));
-  auto* env = new std::vector<char*>();
-  for (std::string& s : *strings) env->push_back(s.data());
-  env->push_back(nullptr);
-  char** saved = environ;
-  environ = env->data();
-  fn();
-  environ = saved;
-}
-
 Expected<void*> open_wheel_library(const std::string& path,
                                    const std::vector<std::string>& environment) {
   if (TUNEKIT_OPS_ASAN) {
     return Status(StatusCode::kUnsupported,
                   fmt::format("{}: RTLD_DEEPBIND does not work under AddressSanitizer", path));
   }
-  std::lock_guard lock(g_environment_mutex);
+  static std::mutex mutex;  // one load (and one swap of `environ`) at a time
+  std::lock_guard lock(mutex);
   std::vector<std::string> visited;
   open_neighbours(path, directory_of(path), visited);
-  void* handle = nullptr;
-  with_environment(environment,
-                   [&] { handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND); });
+  // The library's initialisers read their settings while dlopen runs. The strings stay for the
+  // life of the process: a library may keep pointers getenv() gave it.
+  char** saved = environ;
+  if (!environment.empty()) {
+    auto* strings = new std::vector<std::string>(environment_with(environment));
+    auto* env = new std::vector<char*>();
+    for (std::string& s : *strings) env->push_back(s.data());
+    env->push_back(nullptr);
+    environ = env->data();
+  }
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+  environ = saved;
   if (handle == nullptr) {
     const char* error = dlerror();
     return Status(StatusCode::kUnsupported,

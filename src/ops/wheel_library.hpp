@@ -3,7 +3,6 @@
 // Debian's OpenBLAS or oneDNN 2.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,11 +67,5 @@ Expected<std::vector<std::string>> elf_needed(const std::string& path);
 /// when dlopen fails (dlerror's message).
 Expected<void*> open_wheel_library(const std::string& path,
                                    const std::vector<std::string>& environment = {});
-
-/// Runs `fn` while the process environment reads as itself plus `environment` ("NAME=value",
-/// replacing same-named entries), for libraries that read settings while they initialise (SYCL
-/// discovers its devices when oneDNN 3 creates its engine); restored afterwards, never modified.
-/// Serialised with open_wheel_library(); other threads' getenv() meanwhile see the same view.
-void with_environment(const std::vector<std::string>& environment, const std::function<void()>& fn);
 
 }  // namespace tunekit::ops::detail
