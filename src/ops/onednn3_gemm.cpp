@@ -8,9 +8,6 @@
 #include <fmt/format.h>
 
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "ops/onednn3_api.hpp"
@@ -263,19 +260,12 @@ class Onednn3Matmul final : public GemmCandidateBase {
   }
 
   Expected<std::shared_ptr<const Matmul3>> get(const GemmParams& p) {
-    const MatmulKey key = matmul_key(p, constant_);
-    {
-      std::shared_lock lock(mutex_);
-      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    }
-    Expected<const Onednn3Api*> api = onednn3_api();
-    if (!api) return unsupported(api.status().message());
-    sync_main_threads();  // the primitive is made for the thread count it will run with
-    Expected<std::shared_ptr<const Matmul3>> created = create(**api, p);
-    if (!created) return created;
-    std::unique_lock lock(mutex_);
-    auto [it, inserted] = cache_.emplace(key, *created);
-    return it->second;
+    return cache_.get(matmul_key(p, constant_), [&]() -> Expected<std::shared_ptr<const Matmul3>> {
+      Expected<const Onednn3Api*> api = onednn3_api();
+      if (!api) return unsupported(api.status().message());
+      sync_main_threads();  // the primitive is made for the thread count it will run with
+      return create(**api, p);
+    });
   }
 
   Expected<std::shared_ptr<const Matmul3>> create(const Onednn3Api& api,
@@ -347,8 +337,7 @@ class Onednn3Matmul final : public GemmCandidateBase {
 
   bool constant_;
   PackedWeights packed_;  // the constant weights
-  std::shared_mutex mutex_;
-  std::unordered_map<MatmulKey, std::shared_ptr<const Matmul3>, MatmulKeyHash> cache_;
+  MatmulCache<Matmul3> cache_;
 };
 
 }  // namespace

@@ -8,9 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "ops/gemm_internal.hpp"
@@ -317,16 +314,7 @@ class OnednnMatmul final : public GemmCandidateBase {
   }
 
   Expected<std::shared_ptr<const MatmulPrimitive>> get(const GemmParams& p) {
-    const MatmulKey key = matmul_key(p, packed_);
-    {
-      std::shared_lock lock(mutex_);
-      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    }
-    Expected<std::shared_ptr<const MatmulPrimitive>> created = create(p);
-    if (!created) return created;
-    std::unique_lock lock(mutex_);
-    auto [it, inserted] = cache_.emplace(key, *created);
-    return it->second;
+    return cache_.get(matmul_key(p, packed_), [&] { return create(p); });
   }
 
   // The primitive for `problem`; a bf16 problem for which oneDNN has no bf16 matmul on this CPU
@@ -428,8 +416,7 @@ class OnednnMatmul final : public GemmCandidateBase {
   bool packed_;
   bool constant_;
   PackedWeights constant_weights_;  // the constant weights
-  std::shared_mutex mutex_;
-  std::unordered_map<MatmulKey, std::shared_ptr<const MatmulPrimitive>, MatmulKeyHash> cache_;
+  MatmulCache<MatmulPrimitive> cache_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,10 +1,15 @@
 // What the oneDNN 2 (Debian) and oneDNN 3 (wheel) matmul candidates share, free of either
-// version's headers: the row-major view of a column-major problem and the primitive cache key.
+// version's headers: the row-major view of a column-major problem and the primitive cache.
 #pragma once
 
 #include <bit>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
 
+#include "tunekit/core/status.hpp"
 #include "tunekit/ops/gemm_params.hpp"
 #include "tunekit/ops/threading.hpp"
 
@@ -92,6 +97,31 @@ struct MatmulKeyHash {
     }
     return static_cast<std::size_t>(h);
   }
+};
+
+/// Created matmul primitives by MatmulKey, shared by the threads that run them. Thread-safe: a
+/// lookup takes a reader lock; two threads missing the same key may both create, the first
+/// inserted wins.
+template <class Primitive>
+class MatmulCache {
+ public:
+  /// The cached primitive of `key`, else `create() -> Expected<shared_ptr<const Primitive>>`'s
+  /// (failures are not cached).
+  template <class Create>
+  Expected<std::shared_ptr<const Primitive>> get(const MatmulKey& key, Create&& create) {
+    {
+      std::shared_lock lock(mutex_);
+      if (auto it = map_.find(key); it != map_.end()) return it->second;
+    }
+    Expected<std::shared_ptr<const Primitive>> created = create();
+    if (!created) return created;
+    std::unique_lock lock(mutex_);
+    return map_.emplace(key, *created).first->second;
+  }
+
+ private:
+  std::shared_mutex mutex_;
+  std::unordered_map<MatmulKey, std::shared_ptr<const Primitive>, MatmulKeyHash> map_;
 };
 
 }  // namespace tunekit::ops::detail
