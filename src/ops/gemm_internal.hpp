@@ -319,8 +319,9 @@ std::unique_ptr<GemmCandidate> make_mkl_constant();
 /// of the oneDNN 3 wheel; kUnsupported when it is not there or tunekit was built without its
 /// headers.
 std::unique_ptr<GemmCandidate> make_onednn3_matmul(OnednnWeights weights);
-/// The library candidates that pack constant weights once and this process can offer, in
-/// ops::Linear's order: onednn_matmul[constant_b], onednn3_matmul[constant_b], mkl[constant_b].
+/// The library candidates that pack constant weights once, where the plan for this CPU and
+/// build offers their plain candidate, in ops::Linear's order: onednn_matmul[constant_b],
+/// onednn3_matmul[constant_b], mkl[constant_b].
 std::vector<std::unique_ptr<GemmCandidate>> constant_weight_libraries();
 /// Whether tunekit was built with the oneDNN 3 wheel's headers (the onednn3 candidates exist).
 bool onednn3_built();

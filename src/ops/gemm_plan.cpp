@@ -197,6 +197,11 @@ std::vector<std::string> GemmPlan::names() const {
   return out;
 }
 
+bool GemmPlan::offers(GemmFamily family) const {
+  return std::any_of(candidates.begin(), candidates.end(),
+                     [&](const PlannedGemmCandidate& c) { return c.family == family; });
+}
+
 std::vector<std::string> GemmPlan::settings(GemmFamily family) const {
   std::vector<std::string> out;
   for (const auto& c : candidates) {

@@ -33,23 +33,23 @@ Status bad_linear_argument(const std::string& what) {
   return Status(StatusCode::kInvalidArgument, "Linear: " + what);
 }
 
-bool always(const GemmBuildFacts&) { return true; }
-
 // The library candidates that pack constant weights once: name, factory (a fresh instance packs
-// the caller's weights on its first run) and whether this process can offer it.
+// the caller's weights on its first run) and the plain family whose place in the plan
+// (plan_gemm_candidates: the library is usable and was not measured slower on this CPU) decides
+// whether it is offered.
 struct ConstantFamily {
   std::string_view name;
   std::unique_ptr<GemmCandidate> (*make)();
-  bool (*offered)(const GemmBuildFacts&);
+  GemmFamily plain;
 };
 constexpr ConstantFamily kConstantFamilies[] = {
     {"onednn_matmul[constant_b]",
-     [] { return detail::make_onednn_matmul(detail::OnednnWeights::kConstant); }, always},
+     [] { return detail::make_onednn_matmul(detail::OnednnWeights::kConstant); },
+     GemmFamily::kOnednnMatmul},
     {"onednn3_matmul[constant_b]",
      [] { return detail::make_onednn3_matmul(detail::OnednnWeights::kConstant); },
-     [](const GemmBuildFacts& b) { return b.namespaces && b.onednn3_missing.empty(); }},
-    {"mkl[constant_b]", [] { return detail::make_mkl_constant(); },
-     [](const GemmBuildFacts& b) { return b.namespaces && b.mkl_missing.empty(); }},
+     GemmFamily::kOnednn3Matmul},
+    {"mkl[constant_b]", [] { return detail::make_mkl_constant(); }, GemmFamily::kMkl},
 };
 
 // Default, then the candidates that pack constant weights once, then the decode kernels of
@@ -93,9 +93,9 @@ namespace detail {
 
 std::vector<std::unique_ptr<GemmCandidate>> constant_weight_libraries() {
   std::vector<std::unique_ptr<GemmCandidate>> out;
-  const GemmBuildFacts build = this_build();
+  const GemmPlan plan = plan_gemm_candidates(hw::cpu(), this_build());
   for (const ConstantFamily& f : kConstantFamilies) {
-    if (f.offered(build)) out.push_back(f.make());
+    if (plan.offers(f.plain)) out.push_back(f.make());
   }
   return out;
 }

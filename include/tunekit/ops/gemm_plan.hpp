@@ -71,6 +71,8 @@ struct GemmPlan {
   std::vector<std::string> names() const;
   /// The settings of the candidates of `family` in order (e.g. the BLIS configurations).
   std::vector<std::string> settings(GemmFamily family) const;
+  /// Whether a candidate of `family` is planned.
+  bool offers(GemmFamily family) const;
 };
 
 /// The GEMM candidates for a machine with CPU `cpu` and build `build`, in list order. Rules

@@ -66,6 +66,8 @@ TEST(GemmPlan, AmdZen4GetsNoOpenBlasCopyAndNoSkx) {
   EXPECT_EQ(plan.absent[1].name, "mkl");
   EXPECT_EQ(plan.absent[2].name, "mkl_jit");
   EXPECT_NE(plan.absent[1].reason.find("Zen 4"), std::string::npos) << plan.absent[1].reason;
+  EXPECT_TRUE(plan.offers(GemmFamily::kOnednn3Matmul));
+  EXPECT_FALSE(plan.offers(GemmFamily::kMkl));
 }
 
 TEST(GemmPlan, AmdZen3GetsTheHaswellCopyZen3AndTheAvx2Eigen) {
