@@ -18,8 +18,9 @@ inline constexpr int kNoTrans = 111;
 inline constexpr int kTrans = 112;
 inline constexpr int kPacked = 151;   ///< CBLAS_STORAGE: an operand packed by *_pack
 inline constexpr int kAMatrix = 161;  ///< CBLAS_IDENTIFIER
+/// mkl_jit_create_?gemm's status for a generated kernel; anything else (MKL_NO_JIT: a jitter that
+/// calls the standard GEMM, or an error) is no JIT kernel for tunekit.
 inline constexpr int kJitSuccess = 0;
-inline constexpr int kNoJit = 1;  ///< the jitter falls back to the standard GEMM
 inline constexpr int kThreadingGnu = 3;
 }  // namespace mkl
 
