@@ -309,8 +309,8 @@ std::unique_ptr<GemmCandidate> make_libxsmm();
 std::unique_ptr<GemmCandidate> make_scipy_openblas();
 /// "mkl": cblas_sgemm / cblas_dgemm / cblas_gemm_bf16bf16f32 of the mkl wheel.
 std::unique_ptr<GemmCandidate> make_mkl();
-/// "mkl_jit": MKL's JIT kernels (mkl_jit_create_?gemm) for plain float/double problems up to
-/// m*n*k = 128^3, generated once per shape, alpha and beta.
+/// "mkl_jit": MKL's JIT kernels (mkl_jit_create_?gemm) for float/double problems up to
+/// m*n*k = 128^3, generated once per shape, alpha and beta (a batch runs one kernel per entry).
 std::unique_ptr<GemmCandidate> make_mkl_jit();
 /// "mkl[constant_b]": op(A) packed once by cblas_sgemm_pack / cblas_gemm_bf16bf16f32_pack on the
 /// instance's first run and reused (ops::Linear's constant weights; one problem per instance).

@@ -150,7 +150,6 @@ class MklJit final : public GemmCandidateBase {
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    if (p.kind != GemmKind::kGemm) return unsupported("JIT kernels are for plain GEMMs");
     if (p.dtype == DType::kBFloat16) return unsupported("MKL has no bf16 JIT GEMM");
     if (static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) >
         kMaxJitMnk) {
@@ -165,11 +164,15 @@ class MklJit final : public GemmCandidateBase {
   Status run_impl(const GemmParams& p) override {
     Expected<const JitKernel*> k = kernel(p);
     if (!k) return k.status();
-    // JIT kernels take non-const operands but read A and B only.
+    // One kernel serves every batch entry (same shape, alpha and beta); the bias is added after,
+    // as for the other candidates. JIT kernels take non-const operands but read A and B only.
     using Kernel = void (*)(void*, void*, void*, void*);
-    reinterpret_cast<Kernel>((*k)->fn)((*k)->jitter, const_cast<void*>(p.a), const_cast<void*>(p.b),
-                                       p.c);
-    return Status::ok();
+    const auto fn = reinterpret_cast<Kernel>((*k)->fn);
+    void* jitter = (*k)->jitter;
+    return run_as_gemm_calls(p, /*native_bf16=*/false, [fn, jitter](const GemmCall& c) {
+      fn(jitter, const_cast<void*>(c.a), const_cast<void*>(c.b), c.c);
+      return Status::ok();
+    });
   }
 
  private:
