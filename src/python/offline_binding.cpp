@@ -96,7 +96,7 @@ std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_fil
                  "record_untuned_enable(False) first (TUNEKIT_RECORD_UNTUNED wins over it)"));
   }
   auto [problems, skipped] = read_problems({filename});
-  GemmTunableOp& op = gemm_op();
+  GemmTunableOp& op = active_gemm_op();  // a runtime's Default (tunekit.torch) when installed
   distributed::WorkerReport report;
   {
     nb::gil_scoped_release unlocked;

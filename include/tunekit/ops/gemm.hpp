@@ -18,6 +18,16 @@ using GemmTunableOp = TunableOp<ops::GemmParams>;
 /// context's thread count (TUNEKIT_THREADS, default all usable cores) to every library.
 GemmTunableOp& gemm_op();
 
+/// The GEMM op whose Default is a runtime's own kernel (installed through
+/// tunekit_gemm_install_default, include/tunekit/ops/gemm_abi.h, e.g. by tunekit.torch), or null
+/// when none is installed. Its other candidates are gemm_op()'s, with gemm_op()'s Default kept
+/// as the candidate "openblas".
+GemmTunableOp* runtime_gemm_op() noexcept;
+
+/// The op offline tuning in this process goes through: runtime_gemm_op() when installed, else
+/// gemm_op().
+GemmTunableOp& active_gemm_op();
+
 /// Registers one validator per candidate library, "<LIBRARY>_VERSION" (OPENBLAS_VERSION,
 /// BLIS_VERSION, EIGEN_VERSION, ONEDNN_VERSION, LIBXSMM_VERSION), with the version each library
 /// reports at run time. Keys already registered are kept. gemm_op() calls it before any results

@@ -1,0 +1,427 @@
+// tunekit.torch's kernels: PyTorch's CPU matrix products (aten::mm, addmm, bmm, baddbmm) through
+// tunekit's GEMM tunable op, whose Default is PyTorch's own CPU kernel (at::cpu::*). Compiled
+// against the installed torch's headers when tunekit.torch is first imported
+// (torch.utils.cpp_extension), so that it always matches that torch; it needs nothing of
+// tunekit but the C interface tunekit/ops/gemm_abi.h.
+//
+// Frames: a row-major torch product out[M, N] = x[M, K] @ w[K, N] is the column-major BLAS
+// product C = op(A) op(B) with C = out^T (m = N, n = M), A from w and B from x: a matrix with
+// unit stride in its last dim is an 'n' operand with ld = stride(0), one with unit stride in its
+// first dim a 't' operand with ld = stride(1).
+#include <ATen/ExpandUtils.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/addmm_cpu_dispatch.h>
+#include <ATen/ops/baddbmm_cpu_dispatch.h>
+#include <ATen/ops/bmm_cpu_dispatch.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/mm_cpu_dispatch.h>
+#include <c10/util/Exception.h>
+#include <torch/library.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tunekit/ops/gemm_abi.h"
+
+namespace tunekit_torch {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// What was served and what fell through to PyTorch, by reason (tunekit.torch.stats()).
+
+enum Reason : int {
+  kServed = 0,
+  kDtype,      // not float32 / bfloat16, or operands of different dtypes
+  kDevice,     // not a CPU tensor
+  kLayout,     // sparse/mkldnn layout, or no unit stride in either matrix dim
+  kEmpty,      // a zero-sized dim
+  kSize,       // a dim, leading dimension or batch stride beyond 32-bit BLAS integers
+  kBias,       // an addmm/baddbmm input tunekit cannot take (dtype, shape)
+  kReentrant,  // called from inside PyTorch's Default (never expected)
+  kReasons
+};
+
+constexpr std::array<const char*, kReasons> kReasonNames = {
+    "served", "dtype", "device", "layout", "empty", "size", "bias", "reentrant"};
+
+std::array<std::atomic<std::int64_t>, kReasons> g_calls{};
+std::array<std::atomic<double>, kReasons> g_flops{};
+
+void count(Reason reason, double flops) {
+  g_calls[reason].fetch_add(1, std::memory_order_relaxed);
+  double old = g_flops[reason].load(std::memory_order_relaxed);
+  while (!g_flops[reason].compare_exchange_weak(old, old + flops, std::memory_order_relaxed)) {
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One matrix operand in the BLAS frame.
+
+struct BlasOperand {
+  char trans = 'n';
+  std::int64_t ld = 0;
+};
+
+constexpr std::int64_t kMaxBlasInt = (std::int64_t{1} << 31) - 1;
+
+/// The BLAS view of a row-major matrix with `rows` x `cols` and strides (s0, s1): 'n' with
+/// ld = s0 when s1 is 1 (or cols is 1), 't' with ld = s1 when s0 is 1 (or rows is 1); nothing
+/// when neither dim has unit stride. Degenerate dims get the smallest legal ld.
+std::optional<BlasOperand> blas_operand(std::int64_t rows, std::int64_t cols, std::int64_t s0,
+                                        std::int64_t s1) {
+  if (s1 == 1 || cols == 1) return BlasOperand{'n', rows == 1 ? cols : std::max(s0, cols)};
+  if (s0 == 1 || rows == 1) return BlasOperand{'t', cols == 1 ? rows : std::max(s1, rows)};
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The call in flight on this thread: PyTorch's Default runs on these tensors when tunekit hands
+// it the caller's own operands (a dispatch hit), instead of wrapping pointers again.
+
+enum class Op { kMm, kAddmm, kBmm, kBaddbmm };
+
+struct Call {
+  const at::Tensor* x = nullptr;     // row-major left operand (B in the BLAS frame)
+  const at::Tensor* w = nullptr;     // row-major right operand (A in the BLAS frame)
+  const at::Tensor* bias = nullptr;  // 1-D bias of a GemmAndBias problem
+  at::Tensor* out = nullptr;
+};
+
+thread_local const Call* t_call = nullptr;
+thread_local bool t_in_default = false;
+
+struct CallScope {
+  explicit CallScope(const Call* call) { t_call = call; }
+  ~CallScope() { t_call = nullptr; }
+};
+
+// ---------------------------------------------------------------------------------------------
+// PyTorch's Default for any problem tunekit hands it.
+
+at::ScalarType scalar_type(int dtype) {
+  return dtype == 1 ? at::kDouble : dtype == 2 ? at::kBFloat16 : at::kFloat;
+}
+
+/// A row-major [rows, cols] view (batched: [batch, rows, cols]) of a BLAS operand stored at p.
+at::Tensor wrap(const void* p, char trans, std::int64_t ld, std::int64_t rows, std::int64_t cols,
+                std::int64_t batch, std::int64_t batch_stride, at::ScalarType type, bool batched) {
+  // op(X)^T of a column-major X: 'n' -> X^T row-major with strides (ld, 1); 't' -> (1, ld).
+  const std::int64_t s0 = trans == 'n' ? ld : 1, s1 = trans == 'n' ? 1 : ld;
+  auto options = at::TensorOptions().dtype(type).device(at::kCPU);
+  void* data = const_cast<void*>(p);
+  if (!batched) return at::from_blob(data, {rows, cols}, {s0, s1}, options);
+  return at::from_blob(data, {batch, rows, cols}, {batch_stride, s0, s1}, options);
+}
+
+/// out = beta * out + alpha * x @ w (+ bias), PyTorch's CPU kernels.
+void torch_product(const tunekit_gemm_problem& p, const at::Tensor& x, const at::Tensor& w,
+                   const at::Tensor* bias, at::Tensor& out) {
+  const bool plain = p.beta == 0 && p.alpha == 1;
+  if (p.kind == 1) {
+    if (plain)
+      at::cpu::bmm_out(out, x, w);
+    else
+      at::cpu::baddbmm_out(out, out, x, w, p.beta, p.alpha);
+  } else if (p.kind == 2) {
+    at::cpu::addmm_out(out, *bias, x, w, 1, p.alpha);
+  } else if (plain) {
+    at::cpu::mm_out(out, x, w);
+  } else {
+    at::cpu::addmm_out(out, out, x, w, p.beta, p.alpha);
+  }
+}
+
+bool is_current_call(const tunekit_gemm_problem& p) {
+  const Call* c = t_call;
+  return c != nullptr && c->x->data_ptr() == p.b && c->w->data_ptr() == p.a &&
+         c->out->data_ptr() == p.c && (c->bias == nullptr || c->bias->data_ptr() == p.bias);
+}
+
+void run_default(const tunekit_gemm_problem& p) {
+  if (is_current_call(p)) {
+    torch_product(p, *t_call->x, *t_call->w, t_call->bias, *t_call->out);
+    return;
+  }
+  const at::ScalarType type = scalar_type(p.dtype);
+  const bool batched = p.kind == 1;
+  // C = op(A) op(B)  <=>  C^T[n, m] = op(B)^T[n, k] @ op(A)^T[k, m].
+  at::Tensor x = wrap(p.b, p.transb, p.ldb, p.n, p.k, p.batch, p.stride_b, type, batched);
+  at::Tensor w = wrap(p.a, p.transa, p.lda, p.k, p.m, p.batch, p.stride_a, type, batched);
+  at::Tensor out = wrap(p.c, 'n', p.ldc, p.n, p.m, p.batch, p.stride_c, type, batched);
+  std::optional<at::Tensor> bias;
+  if (p.kind == 2) bias = wrap(p.bias, 'n', p.m, 1, p.m, 1, 0, type, false).view({p.m});
+  torch_product(p, x, w, bias ? &*bias : nullptr, out);
+}
+
+int default_entry(void* /*user*/, const tunekit_gemm_problem* p, char* error, size_t size) {
+  t_in_default = true;
+  try {
+    run_default(*p);
+    t_in_default = false;
+    return 0;
+  } catch (const std::exception& e) {
+    t_in_default = false;
+    std::snprintf(error, size, "%s", e.what());
+    return 1;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building the BLAS problem of a torch call.
+
+/// Why a pair of row-major operands x[.., M, K] and w[.., K, N] cannot go to tunekit (kServed
+/// when it can).
+Reason operands_reason(const at::Tensor& x, const at::Tensor& w) {
+  if (t_in_default) return kReentrant;
+  if (x.device().type() != at::kCPU || w.device().type() != at::kCPU) return kDevice;
+  const at::ScalarType t = x.scalar_type();
+  if ((t != at::kFloat && t != at::kBFloat16) || w.scalar_type() != t) return kDtype;
+  if (x.layout() != at::kStrided || w.layout() != at::kStrided) return kLayout;
+  if (x.numel() == 0 || w.numel() == 0) return kEmpty;
+  return kServed;
+}
+
+/// A problem for x[.., M, K] @ w[.., K, N] -> out[.., M, N] (dims are the last two), or the
+/// reason it cannot be built.
+Reason make_problem(const at::Tensor& x, const at::Tensor& w, const at::Tensor& out,
+                    tunekit_gemm_problem& p) {
+  const std::int64_t d = x.dim();
+  const std::int64_t M = x.size(d - 2), K = x.size(d - 1), N = w.size(d - 1);
+  const auto a = blas_operand(K, N, w.stride(d - 2), w.stride(d - 1));
+  const auto b = blas_operand(M, K, x.stride(d - 2), x.stride(d - 1));
+  if (!a || !b) return kLayout;
+  p = tunekit_gemm_problem{};
+  p.dtype = x.scalar_type() == at::kBFloat16 ? 2 : 0;
+  p.transa = a->trans;
+  p.transb = b->trans;
+  p.m = N;
+  p.n = M;
+  p.k = K;
+  p.lda = a->ld;
+  p.ldb = b->ld;
+  p.ldc = N;
+  p.batch = 1;
+  p.alpha = 1;
+  p.a = w.data_ptr();
+  p.b = x.data_ptr();
+  p.c = out.data_ptr();
+  for (std::int64_t v : {p.m, p.n, p.k, p.lda, p.ldb}) {
+    if (v > kMaxBlasInt) return kSize;
+  }
+  return kServed;
+}
+
+/// Adds the batch of 3-D operands to `p` (strided batched; strides 0 broadcast).
+Reason add_batch(const at::Tensor& x, const at::Tensor& w, tunekit_gemm_problem& p) {
+  p.kind = 1;
+  p.batch = x.size(0);
+  p.stride_a = p.batch == 1 ? p.lda * (p.transa == 'n' ? p.k : p.m) : w.stride(0);
+  p.stride_b = p.batch == 1 ? p.ldb * (p.transb == 'n' ? p.n : p.k) : x.stride(0);
+  p.stride_c = p.m * p.n;
+  if (p.batch > kMaxBlasInt || p.stride_a < 0 || p.stride_b < 0) return kSize;
+  return kServed;
+}
+
+void run_tunekit(const tunekit_gemm_problem& p, const Call& call) {
+  CallScope scope(&call);
+  char error[1024] = {0};
+  const int rc = tunekit_gemm_run(&p, error, sizeof error);
+  TORCH_CHECK(rc == 0, "tunekit: ", error);
+}
+
+double product_flops(const at::Tensor& x, const at::Tensor& w) {
+  const std::int64_t d = x.dim();
+  const double batch = d == 3 ? static_cast<double>(x.size(0)) : 1.0;
+  return 2.0 * batch * static_cast<double>(x.size(d - 2)) * static_cast<double>(x.size(d - 1)) *
+         static_cast<double>(w.size(d - 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The aten overrides.
+
+at::Tensor tk_mm(const at::Tensor& x, const at::Tensor& w) {
+  Reason r = operands_reason(x, w);
+  tunekit_gemm_problem p;
+  at::Tensor out;
+  if (r == kServed) {
+    TORCH_CHECK(x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(0), "mm: shapes ", x.sizes(),
+                " and ", w.sizes(), " cannot be multiplied");
+    out = at::empty({x.size(0), w.size(1)}, x.options());
+    r = make_problem(x, w, out, p);
+  }
+  count(r, product_flops(x, w));
+  if (r != kServed) return at::cpu::mm(x, w);
+  const Call call{&x, &w, nullptr, &out};
+  run_tunekit(p, call);
+  return out;
+}
+
+at::Tensor tk_bmm(const at::Tensor& x, const at::Tensor& w) {
+  Reason r = operands_reason(x, w);
+  tunekit_gemm_problem p;
+  at::Tensor out;
+  if (r == kServed) {
+    TORCH_CHECK(x.dim() == 3 && w.dim() == 3 && x.size(0) == w.size(0) && x.size(2) == w.size(1),
+                "bmm: shapes ", x.sizes(), " and ", w.sizes(), " cannot be multiplied");
+    out = at::empty({x.size(0), x.size(1), w.size(2)}, x.options());
+    r = make_problem(x, w, out, p);
+    if (r == kServed) r = add_batch(x, w, p);
+  }
+  count(r, product_flops(x, w));
+  if (r != kServed) return at::cpu::bmm(x, w);
+  const Call call{&x, &w, nullptr, &out};
+  run_tunekit(p, call);
+  return out;
+}
+
+/// out = beta * input + alpha * x @ w for addmm/baddbmm: a 1-D input with beta 1 on a 2-D
+/// product is GemmAndBias (bias per output column); otherwise input is broadcast into out and
+/// the problem reads it through beta (beta 0: input ignored, as PyTorch).
+Reason add_input(const at::Tensor& input, double beta, at::Tensor& out, tunekit_gemm_problem& p,
+                 const at::Tensor** bias) {
+  if (input.scalar_type() != out.scalar_type() || input.device().type() != at::kCPU ||
+      input.layout() != at::kStrided) {
+    return kBias;
+  }
+  p.beta = beta;
+  if (beta == 0) return kServed;
+  if (p.kind == 0 && beta == 1 && input.dim() == 1 && input.size(0) == p.m &&
+      input.stride(0) == 1) {
+    p.kind = 2;
+    p.beta = 0;
+    p.bias = input.data_ptr();
+    *bias = &input;
+    return kServed;
+  }
+  if (!input.is_same_size(out) && !at::is_expandable_to(input.sizes(), out.sizes())) return kBias;
+  out.copy_(input.expand(out.sizes()));
+  return kServed;
+}
+
+at::Tensor tk_addmm(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
+                    const at::Scalar& beta, const at::Scalar& alpha) {
+  Reason r = operands_reason(x, w);
+  tunekit_gemm_problem p;
+  at::Tensor out;
+  const at::Tensor* bias = nullptr;
+  if (r == kServed && x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(0)) {
+    out = at::empty({x.size(0), w.size(1)}, x.options());
+    r = make_problem(x, w, out, p);
+    p.alpha = alpha.toDouble();
+    if (r == kServed) r = add_input(input, beta.toDouble(), out, p, &bias);
+  } else if (r == kServed) {
+    r = kLayout;  // shapes PyTorch reports on its own
+  }
+  count(r, product_flops(x, w));
+  if (r != kServed) return at::cpu::addmm(input, x, w, beta, alpha);
+  const Call call{&x, &w, bias, &out};
+  run_tunekit(p, call);
+  return out;
+}
+
+at::Tensor tk_baddbmm(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
+                      const at::Scalar& beta, const at::Scalar& alpha) {
+  Reason r = operands_reason(x, w);
+  tunekit_gemm_problem p;
+  at::Tensor out;
+  const at::Tensor* bias = nullptr;
+  if (r == kServed && x.dim() == 3 && w.dim() == 3 && x.size(0) == w.size(0) &&
+      x.size(2) == w.size(1)) {
+    out = at::empty({x.size(0), x.size(1), w.size(2)}, x.options());
+    r = make_problem(x, w, out, p);
+    if (r == kServed) r = add_batch(x, w, p);
+    p.alpha = alpha.toDouble();
+    if (r == kServed) r = add_input(input, beta.toDouble(), out, p, &bias);
+  } else if (r == kServed) {
+    r = kLayout;
+  }
+  count(r, product_flops(x, w));
+  if (r != kServed) return at::cpu::baddbmm(input, x, w, beta, alpha);
+  const Call call{&x, &w, bias, &out};
+  run_tunekit(p, call);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Switching the overrides on and off, and the counters.
+
+std::mutex g_mutex;
+std::unique_ptr<torch::Library> g_library;  // the aten CPU overrides while enabled
+
+void install_default(const std::vector<std::string>& keys, const std::vector<std::string>& values,
+                     const std::string& version, const std::string& detail) {
+  TORCH_CHECK(keys.size() == values.size(), "tunekit.torch: validator keys and values differ");
+  TORCH_CHECK(tunekit_gemm_abi_version() == TUNEKIT_GEMM_ABI_VERSION,
+              "tunekit.torch: libtunekit implements GEMM ABI ", tunekit_gemm_abi_version(),
+              ", this extension was built for ", TUNEKIT_GEMM_ABI_VERSION);
+  std::vector<const char*> k, v;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    k.push_back(keys[i].c_str());
+    v.push_back(values[i].c_str());
+  }
+  tunekit_gemm_default d{"torch", version.c_str(), detail.c_str(), &default_entry,
+                         nullptr, k.data(),        v.data(),       k.size()};
+  char error[1024] = {0};
+  TORCH_CHECK(tunekit_gemm_install_default(&d, error, sizeof error) == 0, "tunekit.torch: ", error);
+}
+
+void enable(std::vector<std::string> keys, std::vector<std::string> values, std::string version,
+            std::string detail) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  install_default(keys, values, version, detail);
+  if (g_library) return;
+  // PyTorch warns once per op that a kernel is overridden: that is the point here.
+  c10::WarningUtils::WarningHandlerGuard quiet(nullptr);
+  auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::CPU,
+                                              __FILE__, __LINE__);
+  lib->impl("mm", TORCH_FN(tk_mm));
+  lib->impl("bmm", TORCH_FN(tk_bmm));
+  lib->impl("addmm", TORCH_FN(tk_addmm));
+  lib->impl("baddbmm", TORCH_FN(tk_baddbmm));
+  g_library = std::move(lib);
+}
+
+void disable() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_library.reset();  // deregisters: PyTorch's own kernels are back
+}
+
+bool is_enabled() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return g_library != nullptr;
+}
+
+std::tuple<std::vector<std::string>, std::vector<std::int64_t>, std::vector<double>> stats() {
+  std::vector<std::string> names(kReasonNames.begin(), kReasonNames.end());
+  std::vector<std::int64_t> calls;
+  std::vector<double> flops;
+  for (int i = 0; i < kReasons; ++i) {
+    calls.push_back(g_calls[i].load());
+    flops.push_back(g_flops[i].load());
+  }
+  return {names, calls, flops};
+}
+
+void reset_stats() {
+  for (int i = 0; i < kReasons; ++i) {
+    g_calls[i].store(0);
+    g_flops[i].store(0);
+  }
+}
+
+}  // namespace
+}  // namespace tunekit_torch
+
+TORCH_LIBRARY(tunekit, m) {
+  m.def("enable(str[] keys, str[] values, str version, str detail) -> ()", &tunekit_torch::enable);
+  m.def("disable() -> ()", &tunekit_torch::disable);
+  m.def("is_enabled() -> bool", &tunekit_torch::is_enabled);
+  m.def("stats() -> (str[], int[], float[])", &tunekit_torch::stats);
+  m.def("reset_stats() -> ()", &tunekit_torch::reset_stats);
+}
