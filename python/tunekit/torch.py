@@ -20,6 +20,7 @@ tunes a recorded untuned file with torch's Default. See docs/torch.md.
 """
 import os
 import re
+import sys
 import threading
 from typing import Dict, Tuple
 
@@ -128,3 +129,29 @@ def reset_stats() -> None:
 
 if os.environ.get("TUNEKIT_TORCH_ENABLED", "0").strip().lower() in ("1", "true", "yes", "on"):
     enable()
+
+
+def _main(argv=None) -> int:
+    """``python -m tunekit.torch tune UNTUNED [--results FILE]``: offline tuning with torch's
+    kernels as Default, so that Default and the validators mean what they mean at dispatch."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m tunekit.torch",
+                                 description="tunekit.torch's offline tuning")
+    sub = ap.add_subparsers(dest="command", required=True)
+    tune = sub.add_parser("tune", help="tune the problems of an untuned file (as tune_gemm_in_file)")
+    tune.add_argument("untuned", help="untuned file recorded with tunable.record_untuned_enable()")
+    tune.add_argument("--results", help="results file (default: tunable's file name)")
+    args = ap.parse_args(argv)
+    from tunekit import tunable
+    from tunekit import torch as module  # the package's copy (this file may run as __main__)
+
+    if args.results:
+        tunable.set_filename(args.results)
+    module.enable()
+    tunable.tune_gemm_in_file(args.untuned)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

@@ -24,7 +24,8 @@ def main() -> int:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([module_dir] + (
         [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    for var in [v for v in env if v.startswith("TUNEKIT_")]:
+    keep = ("TUNEKIT_TEST_DATA_DIR", "TUNEKIT_TORCH_BUILD_DIR")  # set by CTest for the suite
+    for var in [v for v in env if v.startswith("TUNEKIT_") and v not in keep]:
         del env[var]  # the suite sets what it needs; a developer's settings must not leak in
     env["TUNEKIT_THREADS"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the source tree

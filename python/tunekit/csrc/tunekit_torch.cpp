@@ -84,8 +84,6 @@ std::optional<BlasOperand> blas_operand(std::int64_t rows, std::int64_t cols, st
 // The call in flight on this thread: PyTorch's Default runs on these tensors when tunekit hands
 // it the caller's own operands (a dispatch hit), instead of wrapping pointers again.
 
-enum class Op { kMm, kAddmm, kBmm, kBaddbmm };
-
 struct Call {
   const at::Tensor* x = nullptr;     // row-major left operand (B in the BLAS frame)
   const at::Tensor* w = nullptr;     // row-major right operand (A in the BLAS frame)
@@ -235,49 +233,55 @@ void run_tunekit(const tunekit_gemm_problem& p, const Call& call) {
   TORCH_CHECK(rc == 0, "tunekit: ", error);
 }
 
-double product_flops(const at::Tensor& x, const at::Tensor& w) {
-  const std::int64_t d = x.dim();
-  const double batch = d == 3 ? static_cast<double>(x.size(0)) : 1.0;
-  return 2.0 * batch * static_cast<double>(x.size(d - 2)) * static_cast<double>(x.size(d - 1)) *
-         static_cast<double>(w.size(d - 1));
-}
-
 // ---------------------------------------------------------------------------------------------
-// The aten overrides.
+// The aten overrides: one request type for the four products, functional and out= forms.
 
-at::Tensor tk_mm(const at::Tensor& x, const at::Tensor& w) {
-  Reason r = operands_reason(x, w);
-  tunekit_gemm_problem p;
-  at::Tensor out;
-  if (r == kServed) {
-    TORCH_CHECK(x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(0), "mm: shapes ", x.sizes(),
-                " and ", w.sizes(), " cannot be multiplied");
-    out = at::empty({x.size(0), w.size(1)}, x.options());
-    r = make_problem(x, w, out, p);
-  }
-  count(r, product_flops(x, w));
-  if (r != kServed) return at::cpu::mm(x, w);
-  const Call call{&x, &w, nullptr, &out};
-  run_tunekit(p, call);
-  return out;
+enum class Op { kMm, kAddmm, kBmm, kBaddbmm };
+
+struct Request {
+  Op op;
+  const at::Tensor* input;  // addmm/baddbmm's input (beta * input)
+  const at::Tensor& x;
+  const at::Tensor& w;
+  double beta = 0;
+  double alpha = 1;
+  bool batched() const { return op == Op::kBmm || op == Op::kBaddbmm; }
+};
+
+bool shapes_fit(const Request& r) {
+  const std::int64_t d = r.batched() ? 3 : 2;
+  return r.x.dim() == d && r.w.dim() == d && r.x.size(d - 1) == r.w.size(d - 2) &&
+         (d == 2 || r.x.size(0) == r.w.size(0));
 }
 
-at::Tensor tk_bmm(const at::Tensor& x, const at::Tensor& w) {
-  Reason r = operands_reason(x, w);
-  tunekit_gemm_problem p;
-  at::Tensor out;
-  if (r == kServed) {
-    TORCH_CHECK(x.dim() == 3 && w.dim() == 3 && x.size(0) == w.size(0) && x.size(2) == w.size(1),
-                "bmm: shapes ", x.sizes(), " and ", w.sizes(), " cannot be multiplied");
-    out = at::empty({x.size(0), x.size(1), w.size(2)}, x.options());
-    r = make_problem(x, w, out, p);
-    if (r == kServed) r = add_batch(x, w, p);
+std::vector<std::int64_t> out_sizes(const Request& r) {
+  if (r.batched()) return {r.x.size(0), r.x.size(1), r.w.size(2)};
+  return {r.x.size(0), r.w.size(1)};
+}
+
+double product_flops(const Request& r) {
+  if (!shapes_fit(r)) return 0;
+  double flops = 2.0;
+  for (std::int64_t v : out_sizes(r)) flops *= static_cast<double>(v);
+  return flops * static_cast<double>(r.x.size(r.x.dim() - 1));
+}
+
+/// PyTorch's own kernel for the request, into `out` (what stock torch runs).
+void stock_into(const Request& r, at::Tensor& out) {
+  switch (r.op) {
+    case Op::kMm:
+      at::cpu::mm_out(out, r.x, r.w);
+      return;
+    case Op::kAddmm:
+      at::cpu::addmm_out(out, *r.input, r.x, r.w, r.beta, r.alpha);
+      return;
+    case Op::kBmm:
+      at::cpu::bmm_out(out, r.x, r.w);
+      return;
+    case Op::kBaddbmm:
+      at::cpu::baddbmm_out(out, *r.input, r.x, r.w, r.beta, r.alpha);
+      return;
   }
-  count(r, product_flops(x, w));
-  if (r != kServed) return at::cpu::bmm(x, w);
-  const Call call{&x, &w, nullptr, &out};
-  run_tunekit(p, call);
-  return out;
 }
 
 /// out = beta * input + alpha * x @ w for addmm/baddbmm: a 1-D input with beta 1 on a 2-D
@@ -299,53 +303,79 @@ Reason add_input(const at::Tensor& input, double beta, at::Tensor& out, tunekit_
     *bias = &input;
     return kServed;
   }
-  if (!input.is_same_size(out) && !at::is_expandable_to(input.sizes(), out.sizes())) return kBias;
-  out.copy_(input.expand(out.sizes()));
+  if (!at::is_expandable_to(input.sizes(), out.sizes())) return kBias;
+  if (!input.is_same(out)) out.copy_(input.expand(out.sizes()));
   return kServed;
 }
 
-at::Tensor tk_addmm(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
-                    const at::Scalar& beta, const at::Scalar& alpha) {
-  Reason r = operands_reason(x, w);
-  tunekit_gemm_problem p;
-  at::Tensor out;
-  const at::Tensor* bias = nullptr;
-  if (r == kServed && x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(0)) {
-    out = at::empty({x.size(0), w.size(1)}, x.options());
-    r = make_problem(x, w, out, p);
-    p.alpha = alpha.toDouble();
-    if (r == kServed) r = add_input(input, beta.toDouble(), out, p, &bias);
-  } else if (r == kServed) {
-    r = kLayout;  // shapes PyTorch reports on its own
+/// The problem of a request whose shapes fit and whose `out` has the product's sizes, or the
+/// reason it goes to PyTorch.
+Reason plan(const Request& r, at::Tensor& out, tunekit_gemm_problem& p, const at::Tensor** bias) {
+  Reason why = operands_reason(r.x, r.w);
+  if (why != kServed) return why;
+  if (out.scalar_type() != r.x.scalar_type() || !out.is_contiguous() || out.is_alias_of(r.x) ||
+      out.is_alias_of(r.w)) {
+    return kLayout;
   }
-  count(r, product_flops(x, w));
-  if (r != kServed) return at::cpu::addmm(input, x, w, beta, alpha);
-  const Call call{&x, &w, bias, &out};
+  why = make_problem(r.x, r.w, out, p);
+  if (why == kServed && r.batched()) why = add_batch(r.x, r.w, p);
+  p.alpha = r.alpha;
+  if (why == kServed && r.input != nullptr) why = add_input(*r.input, r.beta, out, p, bias);
+  return why;
+}
+
+at::Tensor& run_into(const Request& r, at::Tensor& out) {
+  tunekit_gemm_problem p;
+  const at::Tensor* bias = nullptr;
+  const bool sized = shapes_fit(r) && out.sizes() == at::IntArrayRef(out_sizes(r));
+  const Reason why = sized ? plan(r, out, p, &bias) : kLayout;
+  count(why, product_flops(r));
+  if (why != kServed) {
+    stock_into(r, out);
+    return out;
+  }
+  const Call call{&r.x, &r.w, bias, &out};
   run_tunekit(p, call);
   return out;
 }
 
+at::Tensor run_new(const Request& r) {
+  if (!shapes_fit(r)) {  // PyTorch reports the mismatch in its own words
+    at::Tensor out = at::empty({0}, r.x.options());
+    stock_into(r, out);
+    return out;
+  }
+  at::Tensor out = at::empty(out_sizes(r), r.x.options());
+  return run_into(r, out);
+}
+
+at::Tensor tk_mm(const at::Tensor& x, const at::Tensor& w) {
+  return run_new({Op::kMm, nullptr, x, w});
+}
+at::Tensor& tk_mm_out(const at::Tensor& x, const at::Tensor& w, at::Tensor& out) {
+  return run_into({Op::kMm, nullptr, x, w}, out);
+}
+at::Tensor tk_bmm(const at::Tensor& x, const at::Tensor& w) {
+  return run_new({Op::kBmm, nullptr, x, w});
+}
+at::Tensor& tk_bmm_out(const at::Tensor& x, const at::Tensor& w, at::Tensor& out) {
+  return run_into({Op::kBmm, nullptr, x, w}, out);
+}
+at::Tensor tk_addmm(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
+                    const at::Scalar& beta, const at::Scalar& alpha) {
+  return run_new({Op::kAddmm, &input, x, w, beta.toDouble(), alpha.toDouble()});
+}
+at::Tensor& tk_addmm_out(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
+                         const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  return run_into({Op::kAddmm, &input, x, w, beta.toDouble(), alpha.toDouble()}, out);
+}
 at::Tensor tk_baddbmm(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
                       const at::Scalar& beta, const at::Scalar& alpha) {
-  Reason r = operands_reason(x, w);
-  tunekit_gemm_problem p;
-  at::Tensor out;
-  const at::Tensor* bias = nullptr;
-  if (r == kServed && x.dim() == 3 && w.dim() == 3 && x.size(0) == w.size(0) &&
-      x.size(2) == w.size(1)) {
-    out = at::empty({x.size(0), x.size(1), w.size(2)}, x.options());
-    r = make_problem(x, w, out, p);
-    if (r == kServed) r = add_batch(x, w, p);
-    p.alpha = alpha.toDouble();
-    if (r == kServed) r = add_input(input, beta.toDouble(), out, p, &bias);
-  } else if (r == kServed) {
-    r = kLayout;
-  }
-  count(r, product_flops(x, w));
-  if (r != kServed) return at::cpu::baddbmm(input, x, w, beta, alpha);
-  const Call call{&x, &w, bias, &out};
-  run_tunekit(p, call);
-  return out;
+  return run_new({Op::kBaddbmm, &input, x, w, beta.toDouble(), alpha.toDouble()});
+}
+at::Tensor& tk_baddbmm_out(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
+                           const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  return run_into({Op::kBaddbmm, &input, x, w, beta.toDouble(), alpha.toDouble()}, out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,9 +411,13 @@ void enable(std::vector<std::string> keys, std::vector<std::string> values, std:
   auto lib = std::make_unique<torch::Library>(torch::Library::IMPL, "aten", c10::DispatchKey::CPU,
                                               __FILE__, __LINE__);
   lib->impl("mm", TORCH_FN(tk_mm));
+  lib->impl("mm.out", TORCH_FN(tk_mm_out));
   lib->impl("bmm", TORCH_FN(tk_bmm));
+  lib->impl("bmm.out", TORCH_FN(tk_bmm_out));
   lib->impl("addmm", TORCH_FN(tk_addmm));
+  lib->impl("addmm.out", TORCH_FN(tk_addmm_out));
   lib->impl("baddbmm", TORCH_FN(tk_baddbmm));
+  lib->impl("baddbmm.out", TORCH_FN(tk_baddbmm_out));
   g_library = std::move(lib);
 }
 
