@@ -85,6 +85,26 @@ if [ -n "$PYTHON" ]; then
   fi
 fi
 
+# PyTorch (the default PyPI wheel; it runs on CPU, its CUDA libraries simply unused) and
+# transformers, for tunekit.torch, its tests and bench/python/llama_e2e.py: about 3 GB. A torch
+# already installed is kept (tunekit.torch compiles its kernels against whichever is there); a
+# failure only skips the torch tests.
+TORCH_PACKAGES=(torch==2.15.0 transformers==5.25.0 ninja)
+if [ -n "$PYTHON" ]; then
+  torch_missing=()
+  for w in "${TORCH_PACKAGES[@]}"; do
+    "$PYTHON" -m pip show -q "${w%%==*}" >/dev/null 2>&1 || torch_missing+=("$w")
+  done
+  if [ ${#torch_missing[@]} -ne 0 ]; then
+    torch_flags=()
+    if [ "$debian_python" -eq 1 ]; then torch_flags=(--break-system-packages); fi
+    echo "install-deps: pip installing ${torch_missing[*]} for $PYTHON" >&2
+    "$PYTHON" -m pip install -q --disable-pip-version-check "${torch_flags[@]}" \
+      "${torch_missing[@]}" >&2 ||
+      echo "install-deps: pip failed; the tunekit.torch tests will be skipped" >&2
+  fi
+fi
+
 # bochscpu-python (PyPI; a CPU emulator) for the AVX512-BF16 kernels' emulated check
 # (tests/emulated); a failure only skips that test.
 if [ -n "$PYTHON" ] && ! "$PYTHON" -m pip show -q bochscpu-python >/dev/null 2>&1; then

@@ -31,9 +31,10 @@ def decode_step_gemm_share(model, prompt):
     with torch.inference_mode():
         out = model(ids, use_cache=True)
         nxt = out.logits[:, -1:].argmax(-1)
-        model(nxt, past_key_values=out.past_key_values, use_cache=True)  # warm
+        cache = out.cache
+        model(nxt, cache=cache, use_cache=True)  # warm
         with profile(activities=[ProfilerActivity.CPU]) as prof:
-            model(nxt, past_key_values=out.past_key_values, use_cache=True)
+            model(nxt, cache=cache, use_cache=True)
     events = prof.key_averages()
     total = sum(e.self_cpu_time_total for e in events)
     gemm = sum(e.self_cpu_time_total for e in events if e.key in _GEMM_OPS)
@@ -70,25 +71,63 @@ def gemm_overhead(tt, n=8, blocks=21, calls=2000):
             "overhead_us": statistics.median(x - y for x, y in zip(tuned, stock))}
 
 
+def _timed_second(first, second):
+    first()
+    t = time.perf_counter()
+    second()
+    return time.perf_counter() - t
+
+
 def pool_interference(tt, dtype, rounds=41):
-    """How much a tunekit-served product slows when a torch kernel on torch's OpenMP pool ran
-    just before it: the product (4096 x 4096 weights, 1 token) timed alone, and right after a
-    torch elementwise op over 64 MiB; medians and their ratio (1.0: no interference)."""
+    """Whether torch's OpenMP pool and tunekit's slow each other: a tunekit-served product
+    (4096 x 4096 weights, 1 token) timed right after itself and right after a torch kernel on
+    torch's pool (an elementwise op over 64 MiB), and that torch kernel right after itself and
+    right after the product. Medians in us; ratio "after the other" / "after itself" (1.0: no
+    interference)."""
     tt.enable()
     w = torch.randn(4096, 4096).to(dtype)
     x = torch.randn(1, 4096).to(dtype)
     big = torch.randn(16 << 20)
-    torch.nn.functional.linear(x, w)  # tuned (or loaded) before timing
-    alone, after = [], []
+
+    def gemm():
+        torch.nn.functional.linear(x, w)
+
+    def elementwise():
+        big.mul_(1.0)
+
+    gemm()  # tuned (or loaded) before timing
+    pairs = {"gemm_after_gemm": (gemm, gemm), "gemm_after_torch": (elementwise, gemm),
+             "torch_after_torch": (elementwise, elementwise), "torch_after_gemm": (gemm, elementwise)}
+    times = {k: [] for k in pairs}
     with torch.inference_mode():
-        for i in range(rounds):
-            t = time.perf_counter()
-            torch.nn.functional.linear(x, w)
-            alone.append(time.perf_counter() - t)
-            big.mul_(1.0)
-            t = time.perf_counter()
-            torch.nn.functional.linear(x, w)
-            after.append(time.perf_counter() - t)
+        for _ in range(rounds):
+            for name, (first, second) in pairs.items():
+                times[name].append(_timed_second(first, second))
     tt.disable()
-    a, b = statistics.median(alone), statistics.median(after)
-    return {"alone_us": a * 1e6, "after_torch_us": b * 1e6, "ratio": b / a}
+    med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
+    return {**{k + "_us": v for k, v in med.items()},
+            "gemm_ratio": med["gemm_after_torch"] / med["gemm_after_gemm"],
+            "torch_ratio": med["torch_after_gemm"] / med["torch_after_torch"]}
+
+
+def python_override_overhead(n=8, blocks=21, calls=2000):
+    """What a Python override registered with torch.library costs per call, the alternative to
+    tunekit.torch's C++ extension: aten::mm's CPU kernel replaced by a Python function that only
+    forwards to PyTorch's own mm.out (no tuning at all), against stock mm; medians in us."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+
+    def forward(x, w):
+        return torch.ops.aten.mm.out(x, w, out=torch.empty(x.shape[0], w.shape[1]))
+
+    stock, python = [], []
+    for i in range(blocks):
+        for use in ((False, True) if i % 2 == 0 else (True, False)):
+            lib = None
+            if use:
+                lib = torch.library.Library("aten", "IMPL")
+                lib.impl("mm", forward, "CPU")
+            (python if use else stock).append(_per_call_us(lambda: torch.mm(a, b), calls))
+            if lib is not None:
+                lib._destroy()
+    return {"stock_us": statistics.median(stock), "python_us": statistics.median(python),
+            "overhead_us": statistics.median(p - s for p, s in zip(python, stock))}

@@ -26,7 +26,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from e2e_measure import (decode_step_gemm_share, gemm_overhead, pool_interference,  # noqa: E402
-                         read_bandwidth)
+                         python_override_overhead, read_bandwidth)
 
 
 def build_model(dtype, layers):
@@ -157,6 +157,9 @@ def main():
         print(f"override cost per call ({report['overhead']['shape']}): "
               f"{report['overhead']['overhead_us']:.2f} us (stock {report['overhead']['stock_us']:.2f} us, "
               f"through tunekit {report['overhead']['tunekit_us']:.2f} us)")
+        report["python_override"] = python_override_overhead()
+        print(f"a torch.library Python override that only forwards to mm.out: "
+              f"{report['python_override']['overhead_us']:.2f} us per call")
     model = build_model(dtype, args.layers)
     bound = read_bandwidth() / weight_bytes(model)
     report["read_bound_tokens_per_s"] = bound

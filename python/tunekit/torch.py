@@ -18,6 +18,7 @@ The kernels are a C++ extension compiled against the installed torch on first us
 folder). ``TUNEKIT_TORCH_ENABLED=1`` enables at import. ``python -m tunekit.torch tune FILE``
 tunes a recorded untuned file with torch's Default. See docs/torch.md.
 """
+import logging
 import os
 import re
 import sys
@@ -52,7 +53,14 @@ def _load() -> None:
     global _loaded
     if _loaded:
         return
-    from torch.utils import cpp_extension
+    # Importing cpp_extension warns that no CUDA runtime is found: true, and beside the point.
+    quiet = logging.getLogger("torch.utils.cpp_extension")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        from torch.utils import cpp_extension
+    finally:
+        quiet.setLevel(level)
 
     libdir = _libtunekit_dir()
     build_dir = os.environ.get("TUNEKIT_TORCH_BUILD_DIR")
