@@ -29,13 +29,13 @@ from e2e_measure import (decode_step_gemm_share, gemm_overhead, pool_interferenc
                          python_override_overhead, read_bandwidth)
 
 
-def build_model(dtype, layers):
+def build_model(dtype, layers, attention):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(0)
     config = LlamaConfig(hidden_size=4096, intermediate_size=11008, num_attention_heads=32,
                          num_key_value_heads=32, num_hidden_layers=layers, vocab_size=32000,
-                         max_position_embeddings=4096)
+                         max_position_embeddings=4096, attn_implementation=attention)
     model = LlamaForCausalLM(config).to(dtype).eval()
     return model
 
@@ -134,6 +134,9 @@ def main():
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--attention", choices=["sdpa", "eager"], default="sdpa",
+                    help="sdpa: PyTorch's fused attention kernel (its products are not aten "
+                    "matrix products); eager: attention through matmul (bmm)")
     ap.add_argument("--results", default="llama_e2e_results.csv",
                     help="tunekit results file: tuned online on the first run, read afterwards")
     ap.add_argument("--json", help="also write the figures to this file")
@@ -160,7 +163,7 @@ def main():
         report["python_override"] = python_override_overhead()
         print(f"a torch.library Python override that only forwards to mm.out: "
               f"{report['python_override']['overhead_us']:.2f} us per call")
-    model = build_model(dtype, args.layers)
+    model = build_model(dtype, args.layers, args.attention)
     bound = read_bandwidth() / weight_bytes(model)
     report["read_bound_tokens_per_s"] = bound
     if not args.no_profile:
