@@ -118,7 +118,7 @@ TEST(GemmSignatures, BlasParamsBlock) {
             "- { function: matmul, M: 768, N: 32, K: 1024, lda: 1024, ldb: 1024, ldc: 768, ldd: "
             "768, stride_a: 0, stride_b: 0, stride_c: 0, stride_d: 0, alpha: 1.0000, beta: "
             "0.0000, transA: T, transB: N, batch_count: 1, a_type: bf16_r, b_type: bf16_r, "
-            "c_type: f32_r, d_type: f32_r, bias_type: f32_r, compute_type: f32_r }");
+            "c_type: bf16_r, d_type: bf16_r, bias_type: bf16_r, compute_type: f32_r }");
 }
 
 TEST(Buckets, SpecsParseIntoAscendingRanges) {
