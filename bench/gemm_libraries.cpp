@@ -105,7 +105,7 @@ void register_all() {
   std::vector<int> thread_counts = {1};
   if (usable >= 2) thread_counts.push_back(2);
   for (const Problem& problem : kProblems) {
-    for (DType dtype : {DType::kFloat, DType::kBFloat16}) {
+    for (DType dtype : {DType::kFloat, DType::kBFloat16Float, DType::kBFloat16}) {
       auto parsed = GemmParams::from_signature(problem.op, problem.params);
       if (!parsed) {
         std::fprintf(stderr, "bad problem %s,%s: %s\n", problem.op, problem.params,

@@ -68,14 +68,14 @@ constexpr Problem kProblems[] = {
     {"large", "GemmTunableOp_float_TN", "tn_11008_512_4096_ld_4096_4096_11008"},
     {"prefill", "GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096"},
     {"prefill", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
-    {"prefill", "GemmTunableOp_BFloat16_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
+    {"prefill", "GemmTunableOp_BFloat16_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
     {"decode", "GemmTunableOp_float_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
-    {"decode", "GemmTunableOp_BFloat16_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
-    {"decode", "GemmTunableOp_BFloat16_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
+    {"decode", "GemmTunableOp_BFloat16_float_TN", "tn_4096_1_4096_ld_4096_4096_4096"},
+    {"decode", "GemmTunableOp_BFloat16_float_TN", "tn_11008_1_4096_ld_4096_4096_11008"},
     {"constant", "GemmTunableOp_float_TN", "tn_4096_16_4096_ld_4096_4096_4096"},
     {"constant", "GemmTunableOp_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
-    {"constant", "GemmTunableOp_BFloat16_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
+    {"constant", "GemmTunableOp_BFloat16_float_TN", "tn_4096_128_4096_ld_4096_4096_4096"},
 };
 
 int g_threads = 1;
@@ -500,7 +500,7 @@ struct Row {
 
 // "tn_4096_1_4096_ld_4096_4096_4096", with " bf16" for bf16 problems.
 std::string describe(const GemmParams& shape) {
-  return shape.signature() + (shape.dtype == tunekit::ops::DType::kBFloat16 ? " bf16" : "");
+  return shape.signature() + (tunekit::ops::has_bf16_inputs(shape.dtype) ? " bf16" : "");
 }
 
 void summarise(const Collector& collected, const std::vector<Row>& rows) {
@@ -548,7 +548,7 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
       }
     }
     const double native = value(row.prefix + "native", "GFLOP/s");
-    const bool on_amx = amx_peak > 0 && row.shape.dtype == tunekit::ops::DType::kBFloat16;
+    const bool on_amx = amx_peak > 0 && tunekit::ops::has_bf16_inputs(row.shape.dtype);
     const double compute_peak = on_amx ? amx_peak : peak;
     double bound_share = compute_peak > 0 ? native / compute_peak : 0;  // of the compute peak
     const double of_read = value(row.prefix + "native_vs_read", "of read");
@@ -592,7 +592,7 @@ void summarise(const Collector& collected, const std::vector<Row>& rows) {
   }
   // bf16 weights against fp32 weights of the same decode shape (native kernels both).
   for (const Row& bf16 : rows) {
-    if (bf16.shape.dtype != tunekit::ops::DType::kBFloat16 || bf16.group != "decode") continue;
+    if (!tunekit::ops::has_bf16_inputs(bf16.shape.dtype) || bf16.group != "decode") continue;
     for (const Row& f32 : rows) {
       if (f32.group != bf16.group || f32.shape.dtype != tunekit::ops::DType::kFloat ||
           f32.shape.signature() != bf16.shape.signature()) {
@@ -676,7 +676,7 @@ void register_gemm(const std::string& name, Candidate<GemmParams>* c, const Gemm
 Row register_problem(const Problem& p, const GemmParams& shape,
                      std::vector<std::unique_ptr<Candidate<GemmParams>>>& owned) {
   const bool constant = std::string(p.group) == "constant";
-  const char* dtype = shape.dtype == tunekit::ops::DType::kBFloat16 ? "bf16_" : "";
+  const char* dtype = tunekit::ops::has_bf16_inputs(shape.dtype) ? "bf16_" : "";
   Row row{shape, p.group, std::string(p.group) + "/" + dtype + shape.signature() + "/", "none"};
   std::vector<Candidate<GemmParams>*> libraries;
   for (auto& c : candidates()) {
@@ -718,7 +718,7 @@ Row register_problem(const Problem& p, const GemmParams& shape,
 // configurations alternated call by call.
 void register_bf16_vs_f32(const std::vector<Row>& rows) {
   for (const Row& bf16 : rows) {
-    if (bf16.group != "decode" || bf16.shape.dtype != tunekit::ops::DType::kBFloat16) continue;
+    if (bf16.group != "decode" || !tunekit::ops::has_bf16_inputs(bf16.shape.dtype)) continue;
     for (const Row& f32 : rows) {
       if (f32.group != "decode" || f32.shape.dtype != tunekit::ops::DType::kFloat ||
           f32.shape.signature() != bf16.shape.signature() || !bf16.tuned || !f32.tuned) {

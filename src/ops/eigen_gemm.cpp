@@ -81,7 +81,7 @@ class EigenGemm final : public GemmCandidateBase {
     if (build_ == nullptr) return unsupported(missing_level_reason());
     // Eigen 3.4 has Eigen::bfloat16 but no bf16 GEMM kernel: a bfloat16 product runs its
     // generic scalar path (4.6 GFLOP/s at 256^3 with AVX-512, docs/candidates.md).
-    if (p.dtype == DType::kBFloat16) return unsupported("no bf16 GEMM kernel in Eigen 3.4");
+    if (p.dtype == DType::kBFloat16Float) return unsupported("no bf16 GEMM kernel in Eigen 3.4");
     return Status::ok();
   }
 

@@ -147,6 +147,14 @@ GemmTunableOp& gemm_op() { return the_op(); }
                            float alpha, const ops::BFloat16* a, std::int64_t lda,
                            const ops::BFloat16* b, std::int64_t ldb, float beta, float* c,
                            std::int64_t ldc) {
+  gemm_or_throw(ops::DType::kBFloat16Float, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                ldc);
+}
+
+[[gnu::flatten]] void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k,
+                           float alpha, const ops::BFloat16* a, std::int64_t lda,
+                           const ops::BFloat16* b, std::int64_t ldb, float beta, ops::BFloat16* c,
+                           std::int64_t ldc) {
   gemm_or_throw(ops::DType::kBFloat16, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                 ldc);
 }

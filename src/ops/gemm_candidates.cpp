@@ -48,7 +48,9 @@ constexpr FamilyFactory kFactories[] = {
     {GemmFamily::kNativeDecode,
      [](const PlannedGemmCandidate&) { return make_native_decode_template(); }},
     {GemmFamily::kNativeDecodeBf16,
-     [](const PlannedGemmCandidate&) { return make_native_decode_template(DType::kBFloat16); }},
+     [](const PlannedGemmCandidate&) {
+       return make_native_decode_template(DType::kBFloat16Float);
+     }},
 };
 
 std::unique_ptr<GemmCandidate> make(const PlannedGemmCandidate& planned) {

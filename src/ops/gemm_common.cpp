@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "ops/bf16_output.hpp"
 #include "ops/gemm_internal.hpp"
 #include "tunekit/ops/threading.hpp"
 
@@ -64,7 +65,7 @@ Status run_as_gemm_call_sequence(const GemmParams& p, bool native_bf16, GemmCall
   const std::size_t in_elem = element_bytes(p.dtype);
   const std::size_t out_elem = output_element_bytes(p.dtype);
   const std::int64_t batches = p.kind == GemmKind::kStridedBatched ? p.batch : 1;
-  const bool stage = p.dtype == DType::kBFloat16 && !native_bf16;
+  const bool stage = p.dtype == DType::kBFloat16Float && !native_bf16;
   for (std::int64_t i = 0; i < batches; ++i) {
     GemmCall call = plain_gemm_call(p);
     if (stage) call.real = DType::kFloat;
@@ -129,12 +130,13 @@ Status GemmCandidateBase::unsupported(std::string_view reason) const {
 
 Status GemmCandidateBase::supports(const GemmParams& params) const {
   TUNEKIT_RETURN_IF_ERROR(params.validate_shape());
-  return supports_impl(params);
+  return adapts(params) ? supports_impl(float_output_twin(params)) : supports_impl(params);
 }
 
 Status GemmCandidateBase::prepare(const GemmParams& params) {
   TUNEKIT_RETURN_IF_ERROR(supports(params));
-  TUNEKIT_RETURN_IF_ERROR(prepare_impl(params));
+  TUNEKIT_RETURN_IF_ERROR(adapts(params) ? prepare_impl(float_output_twin(params))
+                                         : prepare_impl(params));
   // Idle workers of another runtime may still spin (5-8 ms after its last call): let them stop
   // before this candidate is timed. Same runtime: its workers are this candidate's own.
   if (last_runtime() != runtime_id()) (void)settle_threads();
@@ -143,6 +145,9 @@ Status GemmCandidateBase::prepare(const GemmParams& params) {
 
 Status GemmCandidateBase::run(const GemmParams& params) {
   if (!params.passes_quick_checks()) TUNEKIT_RETURN_IF_ERROR(params.validate());
+  if (adapts(params)) [[unlikely]] {
+    return run_adapted(params);
+  }
   TUNEKIT_RETURN_IF_ERROR(supports_impl(params));
   note_runtime(runtime_id());
   return run_impl(params);
@@ -152,9 +157,19 @@ Status GemmCandidateBase::run_resolved(const GemmParams& params) {
   // The key's fields were validated when the op cached it (GemmKey: a key match means equal
   // fields); support is re-checked, since it may depend on alpha and beta.
   if (!params.passes_call_checks()) return run(params);
+  if (adapts(params)) [[unlikely]] {
+    return run_adapted(params);
+  }
   TUNEKIT_RETURN_IF_ERROR(supports_impl(params));
   note_runtime(runtime_id());
   return run_impl(params);
+}
+
+Status GemmCandidateBase::run_adapted(const GemmParams& params) {
+  TUNEKIT_RETURN_IF_ERROR(supports_impl(float_output_twin(params)));
+  note_runtime(runtime_id());
+  auto run_float = [this](const GemmParams& twin) { return run_impl(twin); };
+  return run_with_float_output(params, run_float);
 }
 
 }  // namespace tunekit::ops::detail

@@ -33,8 +33,9 @@
 namespace tunekit::ops::detail {
 
 /// One non-batched GEMM in BLAS column-major terms; `real` is the element type of a, b and c
-/// (kFloat or kDouble; bf16 problems arrive here as float after staging when the library has
-/// no bf16 entry point).
+/// (kFloat or kDouble; kBFloat16Float for bf16 a and b with float c where the library has a bf16
+/// entry point, else they arrive as kFloat after staging). Never kBFloat16: a bf16 C reaches
+/// the candidates as a float C (bf16_output.hpp).
 struct GemmCall {
   DType real = DType::kFloat;
   char transa = 'n';  ///< lower case
@@ -91,13 +92,13 @@ inline GemmCall plain_gemm_call(const GemmParams& p) noexcept {
 Status run_as_gemm_call_sequence(const GemmParams& params, bool native_bf16, GemmCallRef gemm);
 
 /// Runs `params` as a sequence of GemmCall: one per batch entry (kStridedBatched), bf16 operands
-/// converted to compact float copies first unless `native_bf16` (then `real` is kBFloat16 and C
-/// is float), and for kGemmAndBias the bias added to every column afterwards. Conversions and
+/// converted to compact float copies first unless `native_bf16` (then `real` is kBFloat16Float
+/// and C is float), and for kGemmAndBias the bias added to every column afterwards. Conversions and
 /// the bias epilogue are single-threaded, so no second thread pool is woken inside a call.
 /// A plain GEMM is one direct call of `gemm` (inline: the dispatch path of small problems).
 template <class Gemm>
 Status run_as_gemm_calls(const GemmParams& params, bool native_bf16, Gemm&& gemm) {
-  if (params.kind == GemmKind::kGemm && (params.dtype != DType::kBFloat16 || native_bf16)) {
+  if (params.kind == GemmKind::kGemm && (params.dtype != DType::kBFloat16Float || native_bf16)) {
     return gemm(plain_gemm_call(params));
   }
   return run_as_gemm_call_sequence(params, native_bf16, GemmCallRef(gemm));
@@ -121,6 +122,9 @@ class AlignedBuffer {
     }
     return data_;
   }
+  /// The buffer (nullptr before the first get()) and its size in bytes.
+  void* data() const noexcept { return data_; }
+  std::size_t capacity() const noexcept { return capacity_; }
 
  private:
   void* data_ = nullptr;
@@ -158,6 +162,12 @@ class PackedWeights {
   bool ready_ = false;
 };
 
+/// The status of a GemmCall with bf16 C, which never happens: GemmCandidateBase gives such
+/// problems to the candidates as their float-C twin. kInternal.
+inline Status bf16_output_call() {
+  return Status(StatusCode::kInternal, "a bf16 C reached a float-C entry point");
+}
+
 /// Adds bias[i] to C(i, j) for the m x n matrix at `c` (column-major, ldc).
 void add_bias(DType output, void* c, std::int64_t ldc, std::int64_t m, std::int64_t n,
               const void* bias);
@@ -171,6 +181,10 @@ LibraryBinding describe_entry(const void* entry, std::string symbol, std::string
 /// problem is a status, never a crash), notes its runtime and calls run_impl(). run_resolved()
 /// (a TunableOp hit, whose key was validated) checks only passes_call_checks() before
 /// supports_impl(), and runs run()'s full checks (and gives their message) when that fails.
+/// A bf16-C problem (DType::kBFloat16) of a candidate that does not write bf16 C itself
+/// (writes_bf16_output() false) reaches the *_impl() hooks as its float-C twin
+/// (kBFloat16Float): supports_impl() and prepare_impl() see float_output_twin(), and run_impl()
+/// runs inside run_with_float_output() (bf16_output.hpp), which rounds the float C to bf16.
 class GemmCandidateBase : public GemmCandidate {
  public:
   GemmCandidateBase(std::string name, std::string library)
@@ -190,10 +204,21 @@ class GemmCandidateBase : public GemmCandidate {
   /// (OpenBLAS Default, oneDNN 2 and 3, MKL, Eigen; libxsmm and JIT kernels run on the caller's
   /// thread), the link-map namespace of its library copy, or kWheelOpenblasRuntime.
   virtual long runtime_id() const { return 0; }
+  /// True when run_impl() takes kBFloat16 problems as they are and writes bf16 C itself (the
+  /// oneDNN matmul primitives); false (the default) sends them through the shared adapter.
+  virtual bool writes_bf16_output() const { return false; }
   /// kUnsupported "<name>: <reason>".
   Status unsupported(std::string_view reason) const;
 
  private:
+  /// True when `params` goes through the bf16-output adapter.
+  bool adapts(const GemmParams& params) const {
+    return params.dtype == DType::kBFloat16 && !writes_bf16_output();
+  }
+  /// run()'s and run_resolved()'s tail for adapted problems: supports_impl() and run_impl() on
+  /// the float-C twin, inside run_with_float_output().
+  Status run_adapted(const GemmParams& params);
+
   std::string name_;
   std::string library_;
 };

@@ -19,10 +19,11 @@
 namespace tunekit::ops {
 namespace {
 
-constexpr std::size_t kAlignment = 64;  // GemmWorkspace's buffers (gemm_workspace.cpp)
+constexpr std::size_t kWorkspaceAlignment = 64;  // GemmWorkspace's buffers (gemm_workspace.cpp)
 
 std::size_t rounded(std::size_t bytes) noexcept {
-  return (std::max<std::size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+  return (std::max<std::size_t>(bytes, 1) + kWorkspaceAlignment - 1) / kWorkspaceAlignment *
+         kWorkspaceAlignment;
 }
 
 /// The first whitespace-separated number of `path`; nullopt when unreadable or "max".
@@ -139,9 +140,13 @@ std::size_t gemm_tuning_bytes(const GemmParams& params, const TuningSettings& se
   const bool check = settings.numerical_check.enabled && Traits::kCanCompare;
   std::size_t bytes = gemm_workspace_bytes(params, copies + (check ? 2 : 0));
   if (own_operands) bytes += gemm_workspace_bytes(params, 1);
-  if (params.dtype == DType::kBFloat16) {
+  if (has_bf16_inputs(params.dtype)) {
     // Libraries without bf16 arithmetic run on float copies of one matrix of A and B at a time.
     bytes += static_cast<std::size_t>(params.m * params.k + params.k * params.n) * sizeof(float);
+  }
+  if (params.dtype == DType::kBFloat16) {
+    // Candidates without a bf16 output write a float copy of C (and bias) first (bf16_output).
+    bytes += params.c_bytes() * 2 + params.bias_bytes() * 2;
   }
   return bytes;
 }

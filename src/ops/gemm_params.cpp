@@ -119,6 +119,8 @@ std::string_view dtype_name(DType dtype) noexcept {
       return "double";
     case DType::kBFloat16:
       return "BFloat16";
+    case DType::kBFloat16Float:
+      return "BFloat16_float";
   }
   return "unknown";
 }
@@ -142,12 +144,22 @@ std::size_t element_bytes(DType dtype) noexcept {
     case DType::kDouble:
       return 8;
     case DType::kBFloat16:
+    case DType::kBFloat16Float:
       return 2;
   }
   return 0;
 }
 
-std::size_t output_element_bytes(DType dtype) noexcept { return dtype == DType::kDouble ? 8 : 4; }
+std::size_t output_element_bytes(DType dtype) noexcept {
+  switch (dtype) {
+    case DType::kDouble:
+      return 8;
+    case DType::kBFloat16:
+      return 2;
+    default:
+      return 4;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // GemmParams
@@ -183,10 +195,11 @@ std::string GemmParams::dynamic_signature(std::uint8_t mask) const {
 
 std::string GemmParams::blas_signature() const {
   const bool batched = kind == GemmKind::kStridedBatched;
-  const char* in_type = dtype == DType::kDouble     ? "f64_r"
-                        : dtype == DType::kBFloat16 ? "bf16_r"
-                                                    : "f32_r";
-  const char* out_type = dtype == DType::kDouble ? "f64_r" : "f32_r";
+  const char* in_type = dtype == DType::kDouble  ? "f64_r"
+                        : has_bf16_inputs(dtype) ? "bf16_r"
+                                                 : "f32_r";
+  const char* compute_type = dtype == DType::kDouble ? "f64_r" : "f32_r";
+  const char* out_type = dtype == DType::kBFloat16 ? "bf16_r" : compute_type;
   std::string s = fmt::format(
       "- {{ function: matmul, M: {}, N: {}, K: {}, lda: {}, ldb: {}, ldc: {}, ldd: {}, "
       "stride_a: {}, stride_b: {}, stride_c: {}, stride_d: {}, alpha: {:.4f}, beta: {:.4f}, "
@@ -195,7 +208,7 @@ std::string GemmParams::blas_signature() const {
       batched ? stride_c : 0, batched ? stride_c : 0, alpha, beta, upper(transa), upper(transb),
       batched ? batch : 1, in_type, in_type, out_type, out_type);
   if (kind == GemmKind::kGemmAndBias) s += fmt::format("bias_type: {}, ", out_type);
-  s += fmt::format("compute_type: {} }}", out_type);
+  s += fmt::format("compute_type: {} }}", compute_type);
   return s;
 }
 
@@ -212,7 +225,8 @@ Status GemmParams::validate_shape() const {
       kind != GemmKind::kGemmAndBias) {
     return invalid(fmt::format("kind {} is not a GemmKind", static_cast<int>(kind)));
   }
-  if (dtype != DType::kFloat && dtype != DType::kDouble && dtype != DType::kBFloat16) {
+  if (dtype != DType::kFloat && dtype != DType::kDouble && dtype != DType::kBFloat16 &&
+      dtype != DType::kBFloat16Float) {
     return invalid(fmt::format("dtype {} is not a DType", static_cast<int>(dtype)));
   }
   if (!is_trans_char(transa)) {
@@ -364,6 +378,8 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
     p.dtype = DType::kDouble;
   } else if (dtype == "BFloat16") {
     p.dtype = DType::kBFloat16;
+  } else if (dtype == "BFloat16_float") {
+    p.dtype = DType::kBFloat16Float;
   } else if (dtype == "tf32") {
     return Status(StatusCode::kUnsupported,
                   fmt::format("'{}': tf32 (float with TF32 tensor-core math) has no CPU "
@@ -373,8 +389,8 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
              dtype.starts_with("c10::complex<") || dtype == "ComplexFloat" ||
              dtype == "ComplexDouble") {
     return Status(StatusCode::kUnsupported,
-                  fmt::format("'{}': dtype '{}' is not supported (tunekit runs float, double "
-                              "and BFloat16 GEMMs)",
+                  fmt::format("'{}': dtype '{}' is not supported (tunekit runs float, double, "
+                              "BFloat16 and BFloat16_float GEMMs)",
                               op_signature, dtype));
   } else {
     return Status(StatusCode::kParseError,
@@ -459,6 +475,11 @@ Expected<GemmParams> GemmParams::from_signature(std::string_view op_signature,
 
 namespace {
 
+// The value of an output element as a double.
+double widen(float x) { return static_cast<double>(x); }
+double widen(double x) { return x; }
+double widen(BFloat16 x) { return static_cast<double>(to_float(x)); }
+
 template <class T>
 Status compare_typed(const GemmParams& p, const T* ref, const T* got, double atol, double rtol) {
   std::int64_t bad = 0;
@@ -469,8 +490,8 @@ Status compare_typed(const GemmParams& p, const T* ref, const T* got, double ato
     const std::int64_t base = b * p.stride_c;
     for (std::int64_t j = 0; j < p.n; ++j) {
       for (std::int64_t i = 0; i < p.m; ++i) {
-        const double r = static_cast<double>(ref[base + i + j * p.ldc]);
-        const double g = static_cast<double>(got[base + i + j * p.ldc]);
+        const double r = widen(ref[base + i + j * p.ldc]);
+        const double g = widen(got[base + i + j * p.ldc]);
         const bool ok =
             (std::isnan(r) && std::isnan(g)) || std::fabs(g - r) <= atol + rtol * std::fabs(r);
         if (!ok) {
@@ -503,6 +524,10 @@ Status compare_gemm_output(const GemmParams& params, const void* reference, cons
   if (params.dtype == DType::kDouble) {
     return compare_typed(params, static_cast<const double*>(reference),
                          static_cast<const double*>(got), atol, rtol);
+  }
+  if (params.dtype == DType::kBFloat16) {
+    return compare_typed(params, static_cast<const BFloat16*>(reference),
+                         static_cast<const BFloat16*>(got), atol, rtol);
   }
   return compare_typed(params, static_cast<const float*>(reference), static_cast<const float*>(got),
                        atol, rtol);

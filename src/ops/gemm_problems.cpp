@@ -25,8 +25,11 @@ Expected<DType> parse_dtype(const std::string& name) {
   if (name == "float" || name == "f32" || name == "fp32") return DType::kFloat;
   if (name == "double" || name == "f64" || name == "fp64") return DType::kDouble;
   if (name == "bf16" || name == "bfloat16" || name == "BFloat16") return DType::kBFloat16;
+  if (name == "bf16_float" || name == "bfloat16_float" || name == "BFloat16_float") {
+    return DType::kBFloat16Float;
+  }
   return Status(StatusCode::kInvalidArgument,
-                "unknown dtype '" + name + "' (expected float, double or bf16)");
+                "unknown dtype '" + name + "' (expected float, double, bf16 or bf16_float)");
 }
 
 Status read_gemm_problems(const std::string& path, GemmProblemSet& set,

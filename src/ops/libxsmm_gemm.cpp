@@ -51,7 +51,7 @@ class LibxsmmGemm final : public GemmCandidateBase {
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    if (p.dtype == DType::kBFloat16) {
+    if (p.dtype == DType::kBFloat16Float) {
       return unsupported("libxsmm 1.17's bf16 kernels need VNNI-packed operands");
     }
     if (static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) > kMaxMnk) {

@@ -63,7 +63,7 @@ CandidateList<GemmParams> constant_candidates(DType dtype) {
   return list;
 }
 
-std::string_view dtype_word(DType dtype) { return dtype == DType::kBFloat16 ? "bf16" : "float"; }
+std::string_view dtype_word(DType dtype) { return has_bf16_inputs(dtype) ? "bf16" : "float"; }
 
 // A fresh copy of the winner `name` (slot `index` of `list`) when it packs the weights, so that
 // its pack comes from the caller's weights and its cost can be timed; null otherwise.
@@ -117,7 +117,7 @@ Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
 Expected<std::unique_ptr<Linear>> Linear::create(std::int64_t out_features,
                                                  std::int64_t in_features, const BFloat16* weights,
                                                  std::int64_t ld_w) {
-  return create_of(out_features, in_features, weights, ld_w, DType::kBFloat16);
+  return create_of(out_features, in_features, weights, ld_w, DType::kBFloat16Float);
 }
 
 Expected<std::unique_ptr<Linear>> Linear::create_of(std::int64_t out_features,
@@ -166,7 +166,7 @@ Status Linear::forward(std::int64_t tokens, const float* x, std::int64_t ld_x, f
 
 Status Linear::forward(std::int64_t tokens, const BFloat16* x, std::int64_t ld_x, float* y,
                        std::int64_t ld_y, float alpha, float beta) {
-  return forward_of(tokens, x, DType::kBFloat16, ld_x, y, ld_y, alpha, beta);
+  return forward_of(tokens, x, DType::kBFloat16Float, ld_x, y, ld_y, alpha, beta);
 }
 
 Status Linear::forward_of(std::int64_t tokens, const void* x, DType x_dtype, std::int64_t ld_x,

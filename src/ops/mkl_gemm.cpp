@@ -92,12 +92,14 @@ class MklGemm final : public GemmCandidateBase {
           api.dgemm(mkl::kColMajor, ta, tb, m, n, k, c.alpha, static_cast<const double*>(c.a), lda,
                     static_cast<const double*>(c.b), ldb, c.beta, static_cast<double*>(c.c), ldc);
           break;
-        case DType::kBFloat16:
+        case DType::kBFloat16Float:
           api.gemm_bf16(mkl::kColMajor, ta, tb, m, n, k, static_cast<float>(c.alpha),
                         static_cast<const std::uint16_t*>(c.a), lda,
                         static_cast<const std::uint16_t*>(c.b), ldb, static_cast<float>(c.beta),
                         static_cast<float*>(c.c), ldc);
           break;
+        case DType::kBFloat16:
+          return bf16_output_call();
       }
       return Status::ok();
     });
@@ -150,7 +152,7 @@ class MklJit final : public GemmCandidateBase {
 
  protected:
   Status supports_impl(const GemmParams& p) const override {
-    if (p.dtype == DType::kBFloat16) return unsupported("MKL has no bf16 JIT GEMM");
+    if (p.dtype == DType::kBFloat16Float) return unsupported("MKL has no bf16 JIT GEMM");
     if (static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k) >
         kMaxJitMnk) {
       return unsupported(
@@ -250,7 +252,7 @@ class MklConstant final : public GemmCandidateBase {
     if (!packed) return packed.status();
     const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
     const int tb = mkl_trans(p.b_is_n() ? 'n' : 't');
-    if (p.dtype == DType::kBFloat16) {
+    if (p.dtype == DType::kBFloat16Float) {
       api.bf16_compute(mkl::kColMajor, mkl::kPacked, tb, m, n, k, static_cast<float>(p.alpha),
                        static_cast<const std::uint16_t*>(*packed), static_cast<int>(p.lda),
                        static_cast<const std::uint16_t*>(p.b), static_cast<int>(p.ldb),
@@ -272,7 +274,7 @@ class MklConstant final : public GemmCandidateBase {
   Expected<const void*> packed_weights(const MklApi& api, const GemmParams& p) {
     const int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
     const int ta = mkl_trans(p.a_is_n() ? 'n' : 't'), lda = static_cast<int>(p.lda);
-    const bool bf16 = p.dtype == DType::kBFloat16;
+    const bool bf16 = p.dtype == DType::kBFloat16Float;
     const std::size_t bytes = bf16 ? api.bf16_pack_get_size(mkl::kAMatrix, m, n, k)
                                    : api.sgemm_pack_get_size(mkl::kAMatrix, m, n, k);
     const bool repack = !bf16 && packed_alpha_.exchange(p.alpha) != p.alpha;

@@ -23,7 +23,7 @@ constexpr std::int64_t kNcValues[] = {256, 512, 1024, 2048, 4096, 8192};
 constexpr int kRowsValues[] = {1, 2, 4, 8};
 
 std::span<const std::int64_t> kc_values(DType dtype) {
-  if (dtype == DType::kBFloat16) return kKcValuesBf16;
+  if (has_bf16_inputs(dtype)) return kKcValuesBf16;
   return kKcValues;
 }
 
@@ -144,7 +144,7 @@ std::string solution_name(const NativeGemmConfig& c) {
 
 std::string solution_name(const NativeDecodeConfig& c) {
   return fmt::format("{}[rows={},threads={}]",
-                     c.dtype == DType::kBFloat16 ? kNativeDecodeBf16Family : kNativeDecodeFamily,
+                     has_bf16_inputs(c.dtype) ? kNativeDecodeBf16Family : kNativeDecodeFamily,
                      c.rows, c.threads);
 }
 
@@ -210,7 +210,7 @@ Expected<NativeDecodeConfig> parse_native_decode_name(std::string_view name) {
   DType dtype = DType::kFloat;
   auto fields = fields_of(name, kNativeDecodeFamily);
   if (!fields && fields.status().code() == StatusCode::kNotFound) {
-    dtype = DType::kBFloat16;
+    dtype = DType::kBFloat16Float;
     fields = fields_of(name, kNativeDecodeBf16Family);
   }
   if (!fields) return fields.status();
@@ -255,7 +255,7 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
     return Status(StatusCode::kUnsupported,
                   "native_f32: the kernels need AVX2 + FMA (x86-64-v3); " + cpu.describe());
   }
-  if (p.dtype == DType::kBFloat16) {
+  if (has_bf16_inputs(p.dtype)) {
     for (const auto& tile : native_amx_tiles()) tiles.push_back(tile);
   }
   auto space = std::make_shared<ConfigSpace>();
@@ -282,7 +282,7 @@ Expected<std::shared_ptr<const ConfigSpace>> native_gemm_space(const GemmParams&
   std::vector<bool> fits;      // per tile entity: the register budget of its build holds
   std::vector<double> packed;  // per tile entity: bytes per packed element
   for (const auto& [mr, nr] : tiles) {
-    packed.push_back(detail::native_packed_bytes(p.dtype == DType::kBFloat16, mr, nr));
+    packed.push_back(detail::native_packed_bytes(has_bf16_inputs(p.dtype), mr, nr));
     if (detail::is_amx_shape(mr, nr)) {  // a shape of the AMX kernel's 8 tile registers
       fits.push_back(true);
       continue;
@@ -328,7 +328,7 @@ NativeGemmConfig native_gemm_default(const hw::CpuInfo& cpu, int threads, DType 
   NativeGemmConfig c;
   c.mr = mr;
   c.nr = nr;
-  const std::int64_t bytes = detail::native_packed_bytes(dtype == DType::kBFloat16, mr, nr);
+  const std::int64_t bytes = detail::native_packed_bytes(has_bf16_inputs(dtype), mr, nr);
   const auto [l1, l2, llc] = caches_of(cpu);
   const auto kcs = kc_values(dtype);
   c.kc = static_cast<int>(kcs[0]);
@@ -407,7 +407,7 @@ Expected<std::shared_ptr<const ConfigSpace>> native_decode_space(int threads) {
 
 NativeDecodeConfig native_decode_config(const Config& config, DType dtype) {
   return NativeDecodeConfig{static_cast<int>(config.number("rows")),
-                            static_cast<int>(config.number("threads")), dtype};
+                            static_cast<int>(config.number("threads")), float_output_dtype(dtype)};
 }
 
 }  // namespace tunekit::ops

@@ -62,7 +62,7 @@ Status dtype_only(const GemmParams& p, DType dtype, std::string_view family) {
 // AMX tile shapes, through AVX512-BF16 where the CPU has it, otherwise widened to fp32 as they
 // are packed).
 Status blocked_dtype(const GemmParams& p, std::string_view family) {
-  if (p.dtype == DType::kFloat || p.dtype == DType::kBFloat16) return Status::ok();
+  if (p.dtype == DType::kFloat || p.dtype == DType::kBFloat16Float) return Status::ok();
   return Status(
       StatusCode::kUnsupported,
       fmt::format("{}: runs float and bf16 problems only, not {}", family, dtype_name(p.dtype)));
@@ -109,7 +109,7 @@ class NativeGemmInstance final : public GemmCandidateBase {
  protected:
   Status supports_impl(const GemmParams& p) const override {
     TUNEKIT_RETURN_IF_ERROR(blocked_dtype(p, name()));
-    if (amx_ && p.dtype != DType::kBFloat16) {
+    if (amx_ && p.dtype != DType::kBFloat16Float) {
       return unsupported(fmt::format("the {}x{} tile runs on AMX tiles, for bf16 problems only",
                                      blocking_.mr, blocking_.nr));
     }
@@ -119,7 +119,7 @@ class NativeGemmInstance final : public GemmCandidateBase {
     return Status::ok();
   }
   Status run_impl(const GemmParams& p) override {
-    const bool bf16 = p.dtype == DType::kBFloat16;
+    const bool bf16 = p.dtype == DType::kBFloat16Float;
     if (constant_a_) {
       auto packed = packed_a(p);
       if (!packed) return packed.status();
@@ -150,7 +150,7 @@ class NativeGemmInstance final : public GemmCandidateBase {
       return static_cast<const float*>(packed_.data());
     }
     const GemmCall call = plain_gemm_call(p);
-    if (p.dtype == DType::kBFloat16) {
+    if (p.dtype == DType::kBFloat16Float) {
       packed_.resize(bf16_->packed_a_words(call.m, call.k, blocking_));
       bf16_->pack_a(native_call<std::uint16_t>(call), blocking_, packed_.data());
     } else {
@@ -183,17 +183,18 @@ Expected<std::unique_ptr<Candidate<GemmParams>>> make_gemm_instance(const Native
       std::make_unique<NativeGemmInstance>(c, k, constant_a));
 }
 
-// One configuration of the decode family (float or bf16 A and B, per the configuration).
+// One configuration of the decode family (float or bf16 A and B, per the configuration; C float,
+// a bf16 C through the bf16-output adapter).
 class NativeDecodeInstance final : public GemmCandidateBase {
  public:
   NativeDecodeInstance(const NativeDecodeConfig& config, const NativeKernels* kernels)
       : GemmCandidateBase(solution_name(config), "native"),
-        config_(config),
+        config_{config.rows, config.threads, float_output_dtype(config.dtype)},
         kernels_(kernels),
         bf16_(native_decode_bf16_kernel(kernels)) {}
 
   Expected<LibraryBinding> binding() override {
-    const bool bf16 = config_.dtype == DType::kBFloat16;
+    const bool bf16 = config_.dtype == DType::kBFloat16Float;
     const bool pairs = bf16_ == kernels_->gemv_rows_bf16_pairs;
     return describe_entry(bf16 ? reinterpret_cast<const void*>(bf16_)
                                : reinterpret_cast<const void*>(kernels_->gemv_rows),
@@ -210,7 +211,7 @@ class NativeDecodeInstance final : public GemmCandidateBase {
     return decode_shape(p, name());
   }
   Status run_impl(const GemmParams& p) override {
-    if (config_.dtype == DType::kBFloat16) {
+    if (config_.dtype == DType::kBFloat16Float) {
       return run_as_gemm_calls(p, true, [this](const GemmCall& c) {
         bf16_(native_call<std::uint16_t>(c), config_.rows, config_.threads);
         return Status::ok();
@@ -365,11 +366,13 @@ class NativeGemmTemplate final : public GemmCandidateBase, public SearchedTempla
 
 class NativeDecodeTemplate final : public GemmCandidateBase, public SearchedTemplate<GemmParams> {
  public:
+  // `dtype` of A and B; a bf16 family's instances run float-C problems (kBFloat16Float), and
+  // bf16-C ones through the bf16-output adapter.
   explicit NativeDecodeTemplate(DType dtype)
       : GemmCandidateBase(
-            std::string(dtype == DType::kBFloat16 ? kNativeDecodeBf16Family : kNativeDecodeFamily),
+            std::string(has_bf16_inputs(dtype) ? kNativeDecodeBf16Family : kNativeDecodeFamily),
             "native"),
-        dtype_(dtype) {}
+        dtype_(float_output_dtype(dtype)) {}
 
   const std::string& family() const override { return name(); }
   Expected<LibraryBinding> binding() override {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "ops/bf16_output.hpp"
 #include "ops/onednn3_api.hpp"
 #include "ops/onednn_shared.hpp"
 
@@ -87,6 +88,9 @@ struct Matmul3 {
   Md src, weights, dst, bias, packed_weights, scratchpad, scale;
   std::size_t scratchpad_bytes = 0, packed_weights_bytes = 0;
   bool has_bias = false, scaled = false;
+  /// No primitive: oneDNN 3 has no bf16-output matmul for this bf16-C problem, which runs as
+  /// its float-C twin through the bf16-output adapter.
+  bool float_output = false;
   float alpha = 1.0f;
   std::string impl;
 
@@ -200,12 +204,22 @@ class Onednn3Matmul final : public GemmCandidateBase {
     return Status::ok();
   }
 
-  Status prepare_impl(const GemmParams& p) override { return get(p).status(); }
+  bool writes_bf16_output() const override { return true; }
+
+  Status prepare_impl(const GemmParams& p) override {
+    Expected<std::shared_ptr<const Matmul3>> got = get(p);
+    if (got && (*got)->float_output) return get(float_output_twin(p)).status();
+    return got.status();
+  }
 
   Status run_impl(const GemmParams& p) override {
     Expected<std::shared_ptr<const Matmul3>> got = get(p);
     if (!got) return got.status();
     const Matmul3& prim = **got;
+    if (prim.float_output) {
+      auto run_float = [this](const GemmParams& twin) { return run_impl(twin); };
+      return run_with_float_output(p, run_float);
+    }
     const Onednn3Api& api = *prim.api;
     sync_main_threads();
     dnnl_stream_t stream = thread_stream(api);
@@ -264,15 +278,28 @@ class Onednn3Matmul final : public GemmCandidateBase {
       Expected<const Onednn3Api*> api = onednn3_api();
       if (!api) return unsupported(api.status().message());
       sync_main_threads();  // the primitive is made for the thread count it will run with
-      return create(**api, p);
+      Expected<std::shared_ptr<const Matmul3>> made = create(**api, p);
+      if (made || p.dtype != DType::kBFloat16) return made;
+      return float_output_marker(**api, made.status());
     });
+  }
+
+  // The cache entry of a bf16-C problem oneDNN 3 cannot write bf16 C for (`why`).
+  static std::shared_ptr<const Matmul3> float_output_marker(const Onednn3Api& api,
+                                                            const Status& why) {
+    auto marker = std::make_shared<Matmul3>();
+    marker->api = &api;
+    marker->float_output = true;
+    marker->impl = "bf16 C through a float copy (" + why.message() + ")";
+    return marker;
   }
 
   Expected<std::shared_ptr<const Matmul3>> create(const Onednn3Api& api,
                                                   const GemmParams& p) const {
     auto prim = std::make_shared<Matmul3>();
     prim->api = &api;
-    const dnnl_data_type_t in = p.dtype == DType::kBFloat16 ? dnnl_bf16 : dnnl_f32;
+    const dnnl_data_type_t in = has_bf16_inputs(p.dtype) ? dnnl_bf16 : dnnl_f32;
+    const dnnl_data_type_t out = p.dtype == DType::kBFloat16 ? dnnl_bf16 : dnnl_f32;
     const MatmulView v = matmul_view(p);
     prim->has_bias = p.kind == GemmKind::kGemmAndBias;
     prim->scaled = p.alpha != 1.0;
@@ -281,8 +308,8 @@ class Onednn3Matmul final : public GemmCandidateBase {
     dnnl_status_t s = strided(api, prim->src, v.ndims, v.src, in);
     if (s == dnnl_success) s = strided(api, prim->weights, v.ndims, v.weights, in);
     if (s == dnnl_success && constant_) s = any_layout(api, weights_any, v.ndims, v.weights, in);
-    if (s == dnnl_success) s = strided(api, prim->dst, v.ndims, v.dst, dnnl_f32);
-    if (s == dnnl_success && prim->has_bias) s = strided(api, prim->bias, 2, v.bias, dnnl_f32);
+    if (s == dnnl_success) s = strided(api, prim->dst, v.ndims, v.dst, out);
+    if (s == dnnl_success && prim->has_bias) s = strided(api, prim->bias, 2, v.bias, out);
     const MatmulOperand one{{1}, {1}};
     if (s == dnnl_success && prim->scaled) s = strided(api, prim->scale, 1, one, dnnl_f32);
     if (s != dnnl_success) return unsupported("memory descriptors: " + status_text(s));

@@ -1,6 +1,6 @@
 // oneDNN candidates: "onednn_matmul" (the matmul primitive, cached per problem; bf16 natively
-// from avx512_core up, staged to float below), "onednn_matmul[packed_b]" (weights reordered to
-// oneDNN's blocked layout on every call) and "onednn_sgemm" (dnnl_sgemm).
+// from avx512_core up, bf16 C included, staged to float below), "onednn_matmul[packed_b]" (weights
+// reordered to oneDNN's blocked layout on every call) and "onednn_sgemm" (dnnl_sgemm).
 #include <fmt/format.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "ops/bf16_output.hpp"
 #include "ops/gemm_internal.hpp"
 #include "ops/onednn_shared.hpp"
 #include "tunekit/ops/threading.hpp"
@@ -151,7 +152,8 @@ struct Views {
 };
 
 dnnl_status_t make_views(const GemmParams& p, bool packed, Views& v) {
-  const dnnl_data_type_t in = p.dtype == DType::kBFloat16 ? dnnl_bf16 : dnnl_f32;
+  const dnnl_data_type_t in = has_bf16_inputs(p.dtype) ? dnnl_bf16 : dnnl_f32;
+  const dnnl_data_type_t out = p.dtype == DType::kBFloat16 ? dnnl_bf16 : dnnl_f32;
   const MatmulView m = matmul_view(p);
   dnnl_status_t s =
       dnnl_memory_desc_init_by_strides(&v.src, m.ndims, m.src.dims, in, m.src.strides);
@@ -162,10 +164,10 @@ dnnl_status_t make_views(const GemmParams& p, bool packed, Views& v) {
                                                   m.weights.strides);
   }
   if (s == dnnl_success) {
-    s = dnnl_memory_desc_init_by_strides(&v.dst, m.ndims, m.dst.dims, dnnl_f32, m.dst.strides);
+    s = dnnl_memory_desc_init_by_strides(&v.dst, m.ndims, m.dst.dims, out, m.dst.strides);
   }
   if (s == dnnl_success && p.kind == GemmKind::kGemmAndBias) {
-    s = dnnl_memory_desc_init_by_strides(&v.bias, 2, m.bias.dims, dnnl_f32, m.bias.strides);
+    s = dnnl_memory_desc_init_by_strides(&v.bias, 2, m.bias.dims, out, m.bias.strides);
   }
   return s;
 }
@@ -231,9 +233,13 @@ class OnednnMatmul final : public GemmCandidateBase {
     return Status::ok();
   }
 
+  bool writes_bf16_output() const override { return true; }
+
   Status prepare_impl(const GemmParams& p) override {
     sync_main_threads();
-    return get(p).status();
+    Expected<std::shared_ptr<const MatmulPrimitive>> got = get(p);
+    if (got && float_output(p, **got)) return get(float_output_twin(p)).status();
+    return got.status();
   }
 
   Status run_impl(const GemmParams& problem) override {
@@ -241,6 +247,10 @@ class OnednnMatmul final : public GemmCandidateBase {
     Expected<std::shared_ptr<const MatmulPrimitive>> got = get(problem);
     if (!got) return got.status();
     const MatmulPrimitive& prim = **got;
+    if (float_output(problem, prim)) {
+      auto run_float = [this](const GemmParams& twin) { return run_impl(twin); };
+      return run_with_float_output(problem, run_float);
+    }
     const GemmParams p = prim.staged ? staged_to_float(problem) : problem;
     dnnl_stream_t stream = thread_stream();
     if (stream == nullptr) return Status(StatusCode::kRuntimeError, "oneDNN stream unavailable");
@@ -293,6 +303,12 @@ class OnednnMatmul final : public GemmCandidateBase {
   }
 
  private:
+  // A bf16-C problem without a bf16 matmul on this CPU (its primitive is the staged float one):
+  // it runs as its float-C twin through the bf16-output adapter.
+  static bool float_output(const GemmParams& p, const MatmulPrimitive& prim) {
+    return prim.staged && p.dtype == DType::kBFloat16;
+  }
+
   // Constant weights: reordered on the first run of this instance (which serves one problem)
   // into a buffer it owns, then reused.
   Expected<const void*> constant_weights(const GemmParams& p, const MatmulPrimitive& prim,
@@ -323,7 +339,7 @@ class OnednnMatmul final : public GemmCandidateBase {
   Expected<std::shared_ptr<const MatmulPrimitive>> create(const GemmParams& problem) const {
     bool unimplemented = false;
     auto prim = create_for(problem, false, unimplemented);
-    if (prim || !unimplemented || problem.dtype != DType::kBFloat16) return prim;
+    if (prim || !unimplemented || !has_bf16_inputs(problem.dtype)) return prim;
     return create_for(problem, true, unimplemented);
   }
 
@@ -376,7 +392,11 @@ class OnednnMatmul final : public GemmCandidateBase {
       prim->impl = impl;
     }
     prim->staged = staged;
-    if (staged) prim->impl += " (bf16 staged to f32)";
+    if (staged) {
+      prim->impl += problem.dtype == DType::kBFloat16
+                        ? " (bf16 staged to f32, C through a float copy)"
+                        : " (bf16 staged to f32)";
+    }
     prim->src_md = v.src;
     prim->dst_md = v.dst;
     prim->bias_md = v.bias;

@@ -154,6 +154,8 @@ class OpenBlasGemm final : public GemmCandidateBase {
                      c.beta, static_cast<double*>(c.c), ldc);
           break;
         case DType::kBFloat16:
+          return bf16_output_call();
+        case DType::kBFloat16Float:
           api_.sbgemm(CblasColMajor, cblas_trans(c.transa), cblas_trans(c.transb), m, n, k,
                       static_cast<float>(c.alpha), c.a, lda, c.b, ldb, static_cast<float>(c.beta),
                       static_cast<float*>(c.c), ldc);

@@ -205,7 +205,7 @@ ops::DType dtype_of(ElementType t) {
     case ElementType::kFloat64:
       return ops::DType::kDouble;
     case ElementType::kBFloat16:
-      return ops::DType::kBFloat16;
+      return ops::DType::kBFloat16Float;
     case ElementType::kFloat32:
       break;
   }

@@ -18,12 +18,13 @@ Tolerance dtype_tolerance(std::string_view dtype, long long accumulation_length)
     base = 1e-4;
   } else if (dtype == "tf32") {
     base = 1e-3;
-  } else if (dtype == "Half" || dtype == "BFloat16") {
+  } else if (dtype == "Half" || dtype == "BFloat16" || dtype == "BFloat16_float") {
     base = 1e-2;
   }
   const double scale = std::max(1.0, static_cast<double>(accumulation_length) /
                                          static_cast<double>(kToleranceBaseAccumulation));
-  return Tolerance{base * scale, base * scale};
+  const double output_rounding = dtype == "BFloat16" ? kBf16OutputRtol : 0.0;
+  return Tolerance{base * scale, base * scale + output_rounding};
 }
 
 Expected<NumericalCheck> parse_numerical_check(std::string_view text, std::string_view variable) {

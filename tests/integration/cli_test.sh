@@ -107,6 +107,14 @@ grep -q "THREADS differs" out.txt && pass || fail "results show: THREADS mismatc
 
 expect_ok gemm-one "$TK" gemm --m 31 --n 7 --k 45 --trans nt --results res.csv --threads 1
 grep -q "^GemmTunableOp_float_NT,nt_31_7_45_ld_31_7_31," res.csv && pass || fail "gemm: result not appended"
+# Both bf16 dtypes: bf16 C (upstream's BFloat16) and float C (tunekit's BFloat16_float), each its
+# own problem; the BLAS_PARAMS block names the output type.
+TUNEKIT_BLAS_LOG=1 expect_ok gemm-bf16 "$TK" gemm --m 24 --n 5 --k 40 --trans tn --dtype bf16 --bias --results bf.csv --threads 1
+grep -q '^GemmAndBiasTunableOp_BFloat16_TN,tn_24_5_40_ld_40_40_24,.*c_type: bf16_r, d_type: bf16_r, bias_type: bf16_r' bf.csv \
+  && pass || fail "gemm --dtype bf16: no bf16-C result"
+TUNEKIT_BLAS_LOG=1 expect_ok gemm-bf16-float "$TK" gemm --m 24 --n 5 --k 40 --trans tn --dtype bf16_float --bias --results bf.csv --threads 1
+grep -q '^GemmAndBiasTunableOp_BFloat16_float_TN,tn_24_5_40_ld_40_40_24,.*c_type: f32_r, d_type: f32_r, bias_type: f32_r' bf.csv \
+  && pass || fail "gemm --dtype bf16_float: no float-C result"
 
 # A foreign results file is refused and left byte-identical.
 cp "$DATA/../../data/foreign_results.csv" foreign.csv 2>/dev/null || \

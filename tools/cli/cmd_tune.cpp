@@ -506,7 +506,7 @@ void register_tune_commands(CLI::App& app) {
   add_tune_flags(tf, args->flags);
   tf->add_option("--dtype", args->flags.dtype,
                  "tune every problem in this dtype instead "
-                 "(float, double, bf16)");
+                 "(float, double, bf16 = bf16 C, bf16_float = float C)");
   tf->add_flag("--distributed", args->distributed,
                "split the problems round-robin over MPI ranks (run under mpirun -n N); rank r "
                "writes <results>r.csv, rank 0 gathers them into <results>_full0.csv and one copy "
@@ -541,7 +541,7 @@ void register_tune_commands(CLI::App& app) {
   gc->add_option("--batch", g->batch, "strided-batched count")
       ->check(tunekit::cli::positive_integer());
   gc->add_flag("--bias", g->bias, "GEMM with a bias vector (GemmAndBias)");
-  gc->add_option("--dtype", g->flags.dtype, "float, double or bf16");
+  gc->add_option("--dtype", g->flags.dtype, "float, double, bf16 (bf16 C) or bf16_float (float C)");
   add_tune_flags(gc, g->flags);
   gc->callback([g] { run_gemm(*g); });
 }

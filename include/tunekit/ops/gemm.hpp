@@ -49,10 +49,20 @@ void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t
 void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
           const double* a, std::int64_t lda, const double* b, std::int64_t ldb, double beta,
           double* c, std::int64_t ldc);
-/// bfloat16 inputs, fp32 accumulation and fp32 output C.
+/// bfloat16 A and B, fp32 accumulation and fp32 output C: the problem
+/// GemmTunableOp_BFloat16_float_<AB> (ops::DType::kBFloat16Float). Shapes and errors as the
+/// float overload.
 void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
           const ops::BFloat16* a, std::int64_t lda, const ops::BFloat16* b, std::int64_t ldb,
           float beta, float* c, std::int64_t ldc);
+/// bfloat16 A, B and C, as PyTorch's bf16 matmul: fp32 accumulation of alpha * op(A) * op(B)
+/// + beta * C (C widened exactly when beta != 0), the result rounded to bf16 with
+/// round-to-nearest-even; the problem GemmTunableOp_BFloat16_<AB> (ops::DType::kBFloat16).
+/// Shapes: as the float overload (ldc in bf16 elements). Units: C holds bf16 values (2 bytes).
+/// Errors: throws tunekit::Error with the candidate's or validation's status.
+void gemm(char transa, char transb, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+          const ops::BFloat16* a, std::int64_t lda, const ops::BFloat16* b, std::int64_t ldb,
+          float beta, ops::BFloat16* c, std::int64_t ldc);
 
 /// `batch` GEMMs whose operands start every stride_a / stride_b / stride_c elements.
 /// Errors: as gemm().

@@ -16,8 +16,24 @@
 
 namespace tunekit::ops {
 
-/// Element type of A and B. C (and bias) are float for kFloat and kBFloat16, double for kDouble.
-enum class DType : std::uint8_t { kFloat = 0, kDouble = 1, kBFloat16 = 2 };
+/// Element types of a GEMM problem, as PyTorch TunableOp's dtype tokens mean them:
+///   kFloat          float A, B, C and bias ("float");
+///   kDouble         double A, B, C and bias ("double");
+///   kBFloat16       bf16 A, B, C and bias, fp32 accumulation, C rounded to bf16 (round to
+///                   nearest even) ("BFloat16", upstream's GemmTunableOp_BFloat16_TN);
+///   kBFloat16Float  bf16 A and B, fp32 accumulation, float C and bias ("BFloat16_float").
+/// The values are fixed: they pass through a C ABI.
+enum class DType : std::uint8_t { kFloat = 0, kDouble = 1, kBFloat16 = 2, kBFloat16Float = 3 };
+
+/// True for the dtypes with bf16 A and B (kBFloat16, kBFloat16Float).
+constexpr bool has_bf16_inputs(DType dtype) noexcept {
+  return dtype == DType::kBFloat16 || dtype == DType::kBFloat16Float;
+}
+/// The dtype with the same A and B and a float (or double) C: kBFloat16 -> kBFloat16Float; the
+/// others as they are.
+constexpr DType float_output_dtype(DType dtype) noexcept {
+  return dtype == DType::kBFloat16 ? DType::kBFloat16Float : dtype;
+}
 
 /// TunableOp GEMM kinds.
 enum class GemmKind : std::uint8_t { kGemm = 0, kStridedBatched = 1, kGemmAndBias = 2 };
@@ -35,13 +51,13 @@ void to_float(const BFloat16* src, float* dst, std::size_t count) noexcept;
 /// Converts `count` floats to bfloat16 with round-to-nearest-even.
 void to_bfloat16(const float* src, BFloat16* dst, std::size_t count) noexcept;
 
-/// TunableOp dtype token ("float", "double", "BFloat16").
+/// TunableOp dtype token ("float", "double", "BFloat16", "BFloat16_float").
 std::string_view dtype_name(DType dtype) noexcept;
 /// TunableOp op-name prefix of a kind ("Gemm", "GemmStridedBatched", "GemmAndBias").
 std::string_view kind_name(GemmKind kind) noexcept;
 /// Bytes of one A/B element (4, 8 or 2).
 std::size_t element_bytes(DType dtype) noexcept;
-/// Bytes of one C / bias element (4 for float and bf16, 8 for double).
+/// Bytes of one C / bias element (4 for float and BFloat16_float, 8 for double, 2 for BFloat16).
 std::size_t output_element_bytes(DType dtype) noexcept;
 
 /// The identity of a GEMM problem in four words, compared and hashed without allocation:
@@ -104,7 +120,7 @@ struct GemmParams {
   bool b_is_n() const noexcept { return transb == 'n' || transb == 'N'; }
 
   /// "GemmTunableOp_float_TN", "GemmStridedBatchedTunableOp_BFloat16_NN",
-  /// "GemmAndBiasTunableOp_...".
+  /// "GemmTunableOp_BFloat16_float_TN", "GemmAndBiasTunableOp_...".
   std::string op_signature() const;
   /// "tn_4096_16_4096_ld_4096_4096_4096"; batched: "nn_m_n_k_B_batch_ld_lda_ldb_ldc".
   /// Transposes are written lower case, as TunableOp does.
@@ -169,7 +185,8 @@ struct GemmParams {
 
   /// Parses TunableOp signatures (both current `_ld_` and old forms) into params without
   /// operand pointers (alpha 1, beta 0). Old forms get dense leading dimensions; batched
-  /// problems get dense strides. Transposes come out lower case.
+  /// problems get dense strides. Transposes come out lower case. Dtype tokens: "float",
+  /// "double", "BFloat16" (bf16 C, as upstream) and tunekit's "BFloat16_float" (float C).
   /// Errors: kUnsupported with the reason for op kinds and dtypes tunekit does not run
   /// (ScaledGemm, Half, tf32, complex, fp8); kParseError with the reason and the offending
   /// token for anything malformed or inconsistent (e.g. lda < m).
@@ -201,7 +218,7 @@ inline GemmKey GemmParams::make_key(GemmKind kind, DType dtype, char transa, cha
         static_cast<std::uint64_t>(batches)) >>
        31) == 0 &&
       static_cast<unsigned>(kind) <= static_cast<unsigned>(GemmKind::kGemmAndBias) &&
-      static_cast<unsigned>(dtype) <= static_cast<unsigned>(DType::kBFloat16) &&
+      static_cast<unsigned>(dtype) <= static_cast<unsigned>(DType::kBFloat16Float) &&
       (ta == 'n' || ta == 't') && (tb == 'n' || tb == 't');
   if (!in_range) [[unlikely]] {
     return GemmKey::invalid();
@@ -214,7 +231,7 @@ inline GemmKey GemmParams::make_key(GemmKind kind, DType dtype, char transa, cha
   // the fields' separate one-byte stores, so it waits for them to complete when the params were
   // just written (about 20 ns on an AMD EPYC Zen 3).
   const std::int64_t tag =
-      (static_cast<std::int64_t>(kind) * 3 + static_cast<std::int64_t>(dtype)) * 4 +
+      (static_cast<std::int64_t>(kind) * 4 + static_cast<std::int64_t>(dtype)) * 4 +
       (ta == 't' ? 2 : 0) + (tb == 't' ? 1 : 0);
   return GemmKey{pack(m, n), pack(k, lda), pack(ldb, ldc), pack(batches, tag)};
 }
@@ -248,7 +265,8 @@ inline bool GemmParams::passes_quick_checks() const noexcept {
   const bool lds_ok = lda >= (ta == 'n' ? m : k) && ldb >= (tb == 'n' ? k : n) && ldc >= m;
   const bool kind_ok =
       kind == GemmKind::kGemm || (kind == GemmKind::kGemmAndBias && beta == 0.0 && bias != nullptr);
-  const bool dtype_ok = static_cast<unsigned>(dtype) <= static_cast<unsigned>(DType::kBFloat16);
+  const bool dtype_ok =
+      static_cast<unsigned>(dtype) <= static_cast<unsigned>(DType::kBFloat16Float);
   return dims_ok && trans_ok && lds_ok && kind_ok && dtype_ok && batch == 1 && a != nullptr &&
          b != nullptr && c != nullptr && std::isfinite(alpha) && std::isfinite(beta);
 }
@@ -292,8 +310,8 @@ class GemmWorkspace {
 
 /// Compares two outputs of `params`' shape (ldc-strided, batched at stride_c) elementwise:
 /// |got - ref| <= atol + rtol * |ref|. Only the m x n part of each output is compared; a NaN
-/// in `got` fails unless `reference` holds NaN at the same place. Values are read as float
-/// (kFloat, kBFloat16) or double (kDouble).
+/// in `got` fails unless `reference` holds NaN at the same place. Values are read as C's element
+/// type: float (kFloat, kBFloat16Float), double (kDouble) or bf16 (kBFloat16).
 /// Errors: kWrongResult naming the first bad element (batch, row, column, both values) and
 /// the count of mismatches; kInvalidArgument for invalid shapes or null pointers.
 Status compare_gemm_output(const GemmParams& params, const void* reference, const void* got,

@@ -52,7 +52,9 @@ struct GemmProblemSet {
 Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
                           const DType* dtype_override = nullptr);
 
-/// Parses "float", "double", "bf16"/"bfloat16"/"BFloat16". Errors: kInvalidArgument.
+/// Parses "float", "double", "bf16"/"bfloat16"/"BFloat16" (kBFloat16: bf16 A, B and C) and
+/// "bf16_float"/"bfloat16_float"/"BFloat16_float" (kBFloat16Float: bf16 A and B, float C).
+/// Errors: kInvalidArgument.
 Expected<DType> parse_dtype(const std::string& name);
 
 // --- bucketing of a dynamic dimension ---------------------------------------------------------

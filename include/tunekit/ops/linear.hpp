@@ -34,8 +34,9 @@ struct LinearChoice {
 ///   out_features).
 /// In TunableOp's column-major frame this is GemmTunableOp_float_TN, m = out_features,
 /// n = tokens, k = in_features, A = W (the Llama projections' layout).
-/// bf16 weights (create() with BFloat16) take bf16 x and give float y (GemmTunableOp_BFloat16_TN,
-/// fp32 accumulation); the blocked kernels then widen the weights once, as they pack them.
+/// bf16 weights (create() with BFloat16) take bf16 x and give float y
+/// (GemmTunableOp_BFloat16_float_TN, fp32 accumulation); the blocked kernels then widen the weights
+/// once, as they pack them.
 ///
 /// Contract: the weights are read at `weights` for as long as the handle lives and must not
 /// change, move or be freed meanwhile. Each token count is tuned on its first forward() (TunableOp
@@ -72,7 +73,7 @@ class Linear {
 
   std::int64_t out_features() const noexcept { return out_; }
   std::int64_t in_features() const noexcept { return in_; }
-  /// The weights' (and x's) dtype: kFloat or kBFloat16.
+  /// The problems' dtype: kFloat, or kBFloat16Float for bf16 weights and x (y is float).
   DType dtype() const noexcept { return dtype_; }
 
  private:

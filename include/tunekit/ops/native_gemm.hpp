@@ -42,8 +42,11 @@ struct NativeGemmConfig {
 /// One configuration of the decode family: C = alpha op(A) op(B) + beta C for n <= 16 with A
 /// stored row-contiguous (transa 't', the weights of a linear layer in TunableOp's frame); each
 /// thread streams `rows` rows of A at once (1, 2, 4 or 8) against up to 8 columns of B.
-/// `dtype` is that of A and B: kFloat ("native_decode_f32") or kBFloat16 ("native_decode_bf16":
-/// bf16 weights and activations widened to fp32 as they are loaded, fp32 accumulation, float C).
+/// `dtype` is that of A and B: kFloat ("native_decode_f32") or kBFloat16Float
+/// ("native_decode_bf16": bf16 weights and activations widened to fp32 as they are loaded, fp32
+/// accumulation, float C; parse_native_decode_name() gives kBFloat16Float, and the candidates
+/// take kBFloat16 as kBFloat16Float). Either bf16 family also runs bf16-C problems (kBFloat16),
+/// through the shared bf16-output adapter.
 struct NativeDecodeConfig {
   int rows = 4;
   int threads = 1;
@@ -124,7 +127,8 @@ NativeDecodeConfig native_decode_config(const Config& config, DType dtype = DTyp
 
 /// Runs one GEMM problem (GemmParams semantics, any kind; bf16 A and B through AVX512-BF16 where
 /// the CPU has it and `config`'s micro-kernel is of the x86-64-v4 build, otherwise widened to
-/// fp32 as they are packed; fp32 accumulation, float C) with `config`.
+/// fp32 as they are packed; fp32 accumulation; float C, or a bf16 C (kBFloat16) rounded from a
+/// float copy) with `config`.
 /// Errors: kInvalidArgument for an invalid problem or a configuration a solution name could not
 /// hold (parse_native_gemm_name()'s rules: kc, mc, nc, threads in range, mc and nc multiples of
 /// mr and nr, order "ji" or "ij"); kUnsupported for double or a tile this CPU cannot run.
@@ -133,7 +137,8 @@ Status native_gemm(const GemmParams& params, const NativeGemmConfig& config);
 /// The template candidates (TemplateCandidate<GemmParams>): "native_f32" (every float and bf16
 /// problem, bf16 as native_gemm() runs it)
 /// and "native_decode_f32" / "native_decode_bf16" (n <= 16, transa 't', float or bf16 problems
-/// per `dtype`: kFloat or kBFloat16). Library "native"
+/// per `dtype`: kFloat, or kBFloat16Float / kBFloat16 for bf16 A and B). A bf16 C (kBFloat16)
+/// runs the float-C kernels into a float copy that is rounded to bf16. Library "native"
 /// (TUNEKIT_NATIVE_ENABLED). Each remembers the winning configurations of the problems it was
 /// tuned on in this process and measures the nearest problems' winners first (transfer).
 /// With `constant_a` (ops::Linear) the blocked family's instances pack op(A) once, on their

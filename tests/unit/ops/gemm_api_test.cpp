@@ -119,6 +119,10 @@ TEST_F(GemmApiTest, BiasAndBatchedAndBf16) {
   std::vector<float> ch(m * n, 0.0f);
   gemm('n', 'n', m, n, k, 1.0f, ah.data(), m, bh.data(), k, 0.0f, ch.data(), m);
   for (float x : ch) ASSERT_NEAR(x, 16.0f, 1e-2);
+  // bf16 C (GemmTunableOp_BFloat16_NN): 1.5 * 16 + 0.5 * 3 = 25.5, exact in bf16.
+  std::vector<ops::BFloat16> c16(m * n, ops::to_bfloat16(3.0f));
+  gemm('n', 'n', m, n, k, 1.5f, ah.data(), m, bh.data(), k, 0.5f, c16.data(), m);
+  for (ops::BFloat16 x : c16) ASSERT_EQ(ops::to_float(x), 25.5f);
 }
 
 TEST_F(GemmApiTest, InvalidArgumentsThrowWithTheField) {

@@ -57,6 +57,31 @@ TEST(GemmProblems, ReadsTheRealUpstreamFilesIncludingForeignValidatorsAndOldSign
   EXPECT_TRUE(workloads.skipped.empty());
 }
 
+// The bf16 workload's problems are upstream's (bf16 C); --dtype bf16_float tunes them with a
+// float C, under the op signature of that problem.
+TEST(GemmProblems, Bf16WorkloadHasBf16OutputAndTheDtypeOverrideRenamesIt) {
+  GemmProblemSet set;
+  ASSERT_TRUE(read_gemm_problems(kWorkloads + "llama2-7b_bf16_untuned.csv", set).is_ok());
+  ASSERT_EQ(set.problems.size(), 16u);
+  for (const GemmProblem& p : set.problems) {
+    EXPECT_EQ(p.params.dtype, DType::kBFloat16) << p.op_signature;
+    EXPECT_EQ(p.op_signature, p.params.op_signature());
+  }
+  auto float_c = parse_dtype("bf16_float");
+  ASSERT_TRUE(float_c);
+  EXPECT_EQ(*float_c, DType::kBFloat16Float);
+  EXPECT_EQ(parse_dtype("BFloat16_float").value(), DType::kBFloat16Float);
+  EXPECT_EQ(parse_dtype("bf16").value(), DType::kBFloat16);
+  EXPECT_EQ(parse_dtype("BFloat16").value(), DType::kBFloat16);
+  EXPECT_EQ(parse_dtype("half").status().code(), StatusCode::kInvalidArgument);
+  GemmProblemSet renamed;
+  ASSERT_TRUE(
+      read_gemm_problems(kWorkloads + "llama2-7b_bf16_untuned.csv", renamed, &*float_c).is_ok());
+  ASSERT_EQ(renamed.problems.size(), 16u);
+  EXPECT_EQ(renamed.problems[0].params.dtype, DType::kBFloat16Float);
+  EXPECT_EQ(renamed.problems[0].op_signature, "GemmTunableOp_BFloat16_float_TN");
+}
+
 TEST(GemmProblems, UnrunnableAndMalformedLinesAreSkippedWithFileLineAndReason) {
   const std::string path = write_temp(
       "mixed.csv",
@@ -118,7 +143,7 @@ TEST(GemmSignatures, BlasParamsBlock) {
             "- { function: matmul, M: 768, N: 32, K: 1024, lda: 1024, ldb: 1024, ldc: 768, ldd: "
             "768, stride_a: 0, stride_b: 0, stride_c: 0, stride_d: 0, alpha: 1.0000, beta: "
             "0.0000, transA: T, transB: N, batch_count: 1, a_type: bf16_r, b_type: bf16_r, "
-            "c_type: f32_r, d_type: f32_r, bias_type: f32_r, compute_type: f32_r }");
+            "c_type: bf16_r, d_type: bf16_r, bias_type: bf16_r, compute_type: f32_r }");
 }
 
 TEST(Buckets, SpecsParseIntoAscendingRanges) {

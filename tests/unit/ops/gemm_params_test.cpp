@@ -38,6 +38,8 @@ TEST(GemmSignature, MatchesTunableOpFormats) {
   p.dtype = DType::kBFloat16;
   p.kind = GemmKind::kGemmAndBias;
   EXPECT_EQ(p.op_signature(), "GemmAndBiasTunableOp_BFloat16_TN");
+  p.dtype = DType::kBFloat16Float;
+  EXPECT_EQ(p.op_signature(), "GemmAndBiasTunableOp_BFloat16_float_TN");
 
   GemmParams b = make('n', 'n', 64, 64, 32);
   b.kind = GemmKind::kStridedBatched;
@@ -101,6 +103,74 @@ TEST(GemmSignature, ParsesCurrentAndOldForms) {
   ASSERT_TRUE(padded);
   EXPECT_EQ(padded->ldb, 65536);
   EXPECT_EQ(padded->signature(), "nt_65536_32768_384_ld_65536_65536_65536");
+}
+
+TEST(GemmSignature, BothBFloat16TokensParseAndRoundTrip) {
+  // Upstream's "BFloat16" has a bf16 C; tunekit's "BFloat16_float" keeps A and B bf16, C float.
+  struct Case {
+    const char* op;
+    const char* params;
+    GemmKind kind;
+    DType dtype;
+  };
+  const Case cases[] = {
+      {"GemmTunableOp_BFloat16_TN", "tn_4096_16_4096_ld_4096_4096_4096", GemmKind::kGemm,
+       DType::kBFloat16},
+      {"GemmTunableOp_BFloat16_float_TN", "tn_4096_16_4096_ld_4096_4096_4096", GemmKind::kGemm,
+       DType::kBFloat16Float},
+      {"GemmStridedBatchedTunableOp_BFloat16_float_NT", "nt_64_32_16_B_4_ld_64_32_64",
+       GemmKind::kStridedBatched, DType::kBFloat16Float},
+      {"GemmAndBiasTunableOp_BFloat16_TN", "tn_768_32_1024_ld_1024_1024_768",
+       GemmKind::kGemmAndBias, DType::kBFloat16},
+      {"GemmAndBiasTunableOp_BFloat16_float_TN", "tn_768_32_1024_ld_1024_1024_768",
+       GemmKind::kGemmAndBias, DType::kBFloat16Float},
+  };
+  for (const Case& c : cases) {
+    auto p = GemmParams::from_signature(c.op, c.params);
+    ASSERT_TRUE(p) << c.op << ": " << p.status().to_string();
+    EXPECT_EQ(p->kind, c.kind) << c.op;
+    EXPECT_EQ(p->dtype, c.dtype) << c.op;
+    EXPECT_EQ(p->op_signature(), c.op);
+    EXPECT_EQ(p->signature(), c.params);
+  }
+  EXPECT_EQ(dtype_name(DType::kBFloat16), "BFloat16");
+  EXPECT_EQ(dtype_name(DType::kBFloat16Float), "BFloat16_float");
+  // The integer values are part of a C ABI.
+  EXPECT_EQ(static_cast<int>(DType::kFloat), 0);
+  EXPECT_EQ(static_cast<int>(DType::kDouble), 1);
+  EXPECT_EQ(static_cast<int>(DType::kBFloat16), 2);
+  EXPECT_EQ(static_cast<int>(DType::kBFloat16Float), 3);
+  EXPECT_EQ(element_bytes(DType::kBFloat16), 2u);
+  EXPECT_EQ(output_element_bytes(DType::kBFloat16), 2u);
+  EXPECT_EQ(element_bytes(DType::kBFloat16Float), 2u);
+  EXPECT_EQ(output_element_bytes(DType::kBFloat16Float), 4u);
+  // The two dtypes are different problems.
+  auto bf = GemmParams::from_signature(cases[0].op, cases[0].params);
+  auto bff = GemmParams::from_signature(cases[1].op, cases[1].params);
+  ASSERT_TRUE(bf && bff);
+  EXPECT_NE(bf->key(), bff->key());
+  EXPECT_NE(GemmParams::hash(bf->key()), GemmParams::hash(bff->key()));
+  // A near miss is a parse error naming the dtype.
+  auto bad = GemmParams::from_signature("GemmTunableOp_BFloat16_half_TN", "tn_4_4_4");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.status().code(), StatusCode::kParseError);
+  EXPECT_NE(bad.status().message().find("BFloat16_half"), std::string::npos);
+}
+
+TEST(GemmSignature, BlasLogNamesTheOutputType) {
+  auto bf = GemmParams::from_signature("GemmAndBiasTunableOp_BFloat16_TN", "tn_8_4_16");
+  auto bff = GemmParams::from_signature("GemmAndBiasTunableOp_BFloat16_float_TN", "tn_8_4_16");
+  ASSERT_TRUE(bf && bff);
+  const std::string b = bf->blas_signature();
+  EXPECT_NE(b.find("a_type: bf16_r, b_type: bf16_r, c_type: bf16_r, d_type: bf16_r, "
+                   "bias_type: bf16_r, compute_type: f32_r }"),
+            std::string::npos)
+      << b;
+  const std::string f = bff->blas_signature();
+  EXPECT_NE(f.find("a_type: bf16_r, b_type: bf16_r, c_type: f32_r, d_type: f32_r, "
+                   "bias_type: f32_r, compute_type: f32_r }"),
+            std::string::npos)
+      << f;
 }
 
 TEST(GemmSignature, RealSignaturesRoundTrip) {
@@ -381,7 +451,7 @@ std::vector<GemmParams> edge_params(std::size_t count) {
   for (std::size_t i = 0; i < count; ++i) {
     GemmParams p;
     p.kind = static_cast<GemmKind>(rng() % 3);
-    p.dtype = static_cast<DType>(rng() % 3);
+    p.dtype = static_cast<DType>(rng() % 4);
     p.transa = pick(std::vector<char>{'n', 'N', 't', 'T'});
     p.transb = pick(std::vector<char>{'n', 'N', 't', 'T'});
     p.m = pick(small);
@@ -402,7 +472,7 @@ std::vector<GemmParams> edge_params(std::size_t count) {
           p.kind = static_cast<GemmKind>(rng() % 4);
           break;
         case 1:
-          p.dtype = static_cast<DType>(pick(std::vector<int>{0, 1, 2, 7}));
+          p.dtype = static_cast<DType>(pick(std::vector<int>{0, 1, 2, 3, 7}));
           break;
         case 2:
           p.transa = pick(trans);
@@ -534,7 +604,7 @@ TEST(GemmKeyTest, OutOfRangeFieldsNeverShareAValidKey) {
   alias([&](GemmParams& p) { p.transa = 'x'; });
   alias([&](GemmParams& p) { p.transb = static_cast<char>('t' | 0x80); });
   alias([&](GemmParams& p) { p.kind = static_cast<GemmKind>(3); });
-  alias([&](GemmParams& p) { p.dtype = static_cast<DType>(3); });
+  alias([&](GemmParams& p) { p.dtype = static_cast<DType>(4); });
   alias([&](GemmParams& p) {
     p.kind = GemmKind::kStridedBatched;
     p.batch = wrap + 1;
@@ -571,13 +641,17 @@ TEST(GemmParamsTest, ByteSizesFollowTheUpstreamRule) {
   GemmParams t = make('t', 't', 3, 5, 7);
   EXPECT_EQ(t.a_bytes(), 4u * 7 * 3);
   EXPECT_EQ(t.b_bytes(), 4u * 5 * 7);
-  // bf16 inputs, fp32 output and bias; double everywhere.
+  // bf16 inputs with fp32 output and bias, bf16 everywhere; double everywhere.
   GemmParams bf = make('n', 'n', 3, 5, 7);
-  bf.dtype = DType::kBFloat16;
+  bf.dtype = DType::kBFloat16Float;
   bf.kind = GemmKind::kGemmAndBias;
   EXPECT_EQ(bf.a_bytes(), 2u * 3 * 7);
   EXPECT_EQ(bf.c_bytes(), 4u * 3 * 5);
   EXPECT_EQ(bf.bias_bytes(), 4u * 3);
+  bf.dtype = DType::kBFloat16;
+  EXPECT_EQ(bf.a_bytes(), 2u * 3 * 7);
+  EXPECT_EQ(bf.c_bytes(), 2u * 3 * 5);
+  EXPECT_EQ(bf.bias_bytes(), 2u * 3);
   bf.dtype = DType::kDouble;
   EXPECT_EQ(bf.bias_bytes(), 8u * 3);
   EXPECT_EQ(bf.operand_bytes(), bf.a_bytes() + bf.b_bytes() + bf.bias_bytes());
@@ -744,6 +818,25 @@ TEST(CompareOutputTest, ReportsTheFirstMismatch) {
   Status sd = compare_gemm_output(d, dr.data(), dg.data(), 1e-6, 0);
   EXPECT_NE(sd.message().find("batch 1"), std::string::npos) << sd.message();
   EXPECT_EQ(compare_gemm_output(d, nullptr, dg.data(), 1, 1).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(CompareOutputTest, BFloat16OutputsAreReadAsBf16WithItsRounding) {
+  GemmParams p = make('n', 'n', 2, 2, 1);
+  p.dtype = DType::kBFloat16;
+  std::vector<BFloat16> ref = {to_bfloat16(1.0f), to_bfloat16(-2.0f), to_bfloat16(3.0f),
+                               to_bfloat16(0.5f)};
+  std::vector<BFloat16> got = ref;
+  EXPECT_TRUE(compare_gemm_output(p, ref.data(), got.data(), 0, 0));
+  // One bf16 ulp apart (2^-7 at 1.0): within the default tolerance, which allows the rounding.
+  got[0].bits = static_cast<std::uint16_t>(got[0].bits + 1);
+  const Tolerance t = p.default_tolerance();
+  EXPECT_GE(t.rtol, dtype_tolerance("BFloat16_float").rtol + 1.0 / 256);
+  EXPECT_TRUE(compare_gemm_output(p, ref.data(), got.data(), t.atol, t.rtol));
+  Status s = compare_gemm_output(p, ref.data(), got.data(), 0, 1e-3);
+  EXPECT_EQ(s.code(), StatusCode::kWrongResult);
+  EXPECT_NE(s.message().find("got 1.0078125"), std::string::npos) << s.message();
+  got[3] = to_bfloat16(8.0f);
+  EXPECT_FALSE(compare_gemm_output(p, ref.data(), got.data(), t.atol, t.rtol));
 }
 
 }  // namespace

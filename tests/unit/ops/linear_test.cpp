@@ -150,7 +150,7 @@ TEST_F(LinearTest, Bf16WeightsMatchAPlainLoopOnTheRoundedValues) {
   to_float(w16.data(), layer.w.data(), w16.size());  // the reference sees the rounded weights
   auto linear = Linear::create(layer.out, layer.in, w16.data(), layer.ld_w);
   ASSERT_TRUE(linear) << linear.status().to_string();
-  EXPECT_EQ((*linear)->dtype(), DType::kBFloat16);
+  EXPECT_EQ((*linear)->dtype(), DType::kBFloat16Float);  // bf16 weights and x, float y
   std::mt19937 gen(6);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   const std::int64_t ld_x = layer.in + 3, ld_y = layer.out + 1;
@@ -190,7 +190,8 @@ TEST_F(LinearTest, Bf16WeightsMatchAPlainLoopOnTheRoundedValues) {
 // as it packs them, and B at every call: the result is the float product of the rounded values.
 TEST_F(LinearTest, NativeConstantWeightsTakeBf16Problems) {
   if (native_tiles().empty()) GTEST_SKIP() << "no micro-kernel here";
-  auto shape = GemmParams::from_signature("GemmTunableOp_BFloat16_TN", "tn_40_8_24_ld_27_24_40");
+  auto shape =
+      GemmParams::from_signature("GemmTunableOp_BFloat16_float_TN", "tn_40_8_24_ld_27_24_40");
   ASSERT_TRUE(shape) << shape.status().to_string();
   auto ws = GemmWorkspace::create(*shape, 1, /*random_fill=*/true, 2);
   ASSERT_TRUE(ws);

@@ -250,7 +250,7 @@ GemmParams as_bf16(Problem& prob, std::vector<BFloat16>& a, std::vector<BFloat16
   to_float(b.data(), prob.b.data(), b.size());
   prob.compute_expected();
   GemmParams p = prob.p;
-  p.dtype = DType::kBFloat16;
+  p.dtype = DType::kBFloat16Float;
   p.a = a.data();
   p.b = b.data();
   return p;
@@ -271,7 +271,7 @@ void check_bf16_decode(TemplateCandidate<GemmParams>& family, Candidate<GemmPara
         const GemmParams p = as_bf16(prob, a, b);
         ASSERT_TRUE(candidate.supports(p)) << candidate.supports(p).to_string();
         auto instance =
-            family.from_name(solution_name(NativeDecodeConfig{rows, 2, DType::kBFloat16}));
+            family.from_name(solution_name(NativeDecodeConfig{rows, 2, DType::kBFloat16Float}));
         ASSERT_TRUE(instance) << instance.status().to_string();
         auto binding = dynamic_cast<GemmCandidate&>(**instance).binding();
         ASSERT_TRUE(binding);
@@ -286,7 +286,7 @@ void check_bf16_decode(TemplateCandidate<GemmParams>& family, Candidate<GemmPara
 // Both routes where this CPU runs both: through AVX512-BF16, and widened as loaded (planned for
 // this CPU without avx512_bf16).
 TEST(NativeGemm, Bf16DecodeKernelsMatchAPlainLoopOnTheRoundedValues) {
-  auto family_candidate = make_native_decode_template(DType::kBFloat16);
+  auto family_candidate = make_native_decode_template(DType::kBFloat16Float);
   EXPECT_EQ(family_candidate->name(), kNativeDecodeBf16Family);
   auto* family = as_template(*family_candidate);
   ASSERT_NE(family, nullptr);
