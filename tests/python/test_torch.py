@@ -88,7 +88,15 @@ def test_bfloat16_writes_bfloat16_close_to_float():
     assert got.dtype == torch.bfloat16
     want = stock(lambda: F.linear(x.float(), w.float()))
     assert torch.allclose(got.float(), want, atol=0.1, rtol=2 ** -7)
-    assert served() == 1
+    b = torch.randn(128, generator=g).bfloat16()
+    with_bias = F.linear(x, w, b)  # GemmAndBiasTunableOp_BFloat16: bf16 bias and C
+    assert with_bias.dtype == torch.bfloat16
+    assert torch.allclose(with_bias.float(), want + b.float(), atol=0.1, rtol=2 ** -7)
+    xb, wb = x.view(4, 4, 256), w.t().reshape(1, 256, 128).expand(4, 256, 128)
+    batched = torch.bmm(xb, wb)
+    assert batched.dtype == torch.bfloat16
+    assert torch.allclose(batched.float().reshape(16, 128), want, atol=0.1, rtol=2 ** -7)
+    assert served() == 3
 
 
 def test_what_tunekit_cannot_take_falls_through_with_its_reason():
