@@ -67,7 +67,8 @@ std::int64_t choose_environment(const TuningDb& db, long long wanted) {
     for (const auto& [key, value] : e.validators) {
       if (first.size() < 60) first += (first.empty() ? "" : ", ") + key + "=" + value;
     }
-    listing += fmt::format("\n  {}: {} result(s); {}", e.id, rows->size(), first);
+    listing += fmt::format("{}{}: {} result(s), {}", listing.empty() ? "" : "; ", e.id,
+                           rows->size(), first);
   }
   if (with_results.size() == 1) return with_results.front();
   if (with_results.empty()) {
@@ -75,7 +76,8 @@ std::int64_t choose_environment(const TuningDb& db, long long wanted) {
   }
   throw CommandFailure{kExitFailure, "tuning database '" + db.path() + "' holds results of " +
                                          std::to_string(with_results.size()) +
-                                         " environments; choose one with --environment:" + listing};
+                                         " environments; choose one with --environment (" +
+                                         listing + ")"};
 }
 
 void write_output(const std::string& path, const std::string& text) {
