@@ -32,7 +32,7 @@ NOT_CHECKED = {
     "docs/native.md": "its snippets are fragments of a longer text, edited in another branch",
 }
 # Commands whose next word is a sub-command of their own.
-NESTED = {"log", "results", "space"}
+NESTED = {"db", "log", "results", "space"}
 
 
 def documents():
