@@ -4,9 +4,11 @@
 #include "tunekit/core/hardware.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -156,6 +158,12 @@ std::size_t effective_llc_bytes() {
   const std::size_t llc = host_cpu().llc_bytes;
   if (llc == 0) return std::size_t{64} << 20;
   return std::min(llc, kCap);
+}
+
+std::string host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
+  return name;
 }
 
 }  // namespace tunekit::hw

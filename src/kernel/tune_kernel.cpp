@@ -13,10 +13,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tunekit/core/log.hpp"
 #include "tunekit/kernel/kernel_task.hpp"
 #include "tunekit/measure/artifact_cache.hpp"
 #include "tunekit/measure/kernel_build.hpp"
 #include "tunekit/measure/kernel_runner.hpp"
+#include "tunekit/records/db_layers.hpp"
+#include "tunekit/records/db_trials.hpp"
 #include "tunekit/records/record_store.hpp"
 #include "tunekit/search/strategy.hpp"
 
@@ -143,7 +146,17 @@ TuneOptions tune_options(const KernelSpec& spec, const KernelTuneOptions& option
   to.measure = std::move(measure);
   to.early_stopping = spec.budget.early_stopping;
   to.time_budget_s = spec.budget.seconds;
-  to.callbacks.push_back(log_to_file(spec.log_path, std::move(unsaved)));
+  to.callbacks.push_back(log_to_file(spec.log_path, unsaved));
+  // Every trial also lands in the user tuning database (docs/database.md); a trial that does not
+  // reach it is unsaved like one that misses the log.
+  if (const std::string db_path = default_user_db_path(); !db_path.empty()) {
+    auto db = TuningDb::open(db_path, TuningDb::Access::kReadWrite);
+    if (db) {
+      to.callbacks.push_back(log_to_db(std::shared_ptr<TuningDb>(std::move(*db)), unsaved));
+    } else {
+      log::warn(db.status().message() + " (the trials go to the log only)");
+    }
+  }
   if (options.progress != nullptr && to.n_trial > 0) {
     to.callbacks.push_back(
         progress_bar(to.n_trial, fmt::format("[{}] ", spec.source.name), "G", options.progress));

@@ -66,7 +66,9 @@ int round_to(std::int64_t value, int multiple) {
   return static_cast<int>(std::max<std::int64_t>(multiple, value / multiple * multiple));
 }
 
-// Splits "family[a=1,b=2]" into its fields after checking the family; kNotFound for another.
+// Splits "family[a=1;b=2]" into its fields after checking the family; kNotFound for another.
+// Fields are separated by ';' (names written since then have no comma, so that PyTorch's reader,
+// which splits a results line on every comma, reads them) or by ',' (names in older files).
 Expected<std::vector<std::pair<std::string, std::string>>> fields_of(std::string_view name,
                                                                      std::string_view family) {
   if (name.substr(0, family.size()) != family || name.size() <= family.size() ||
@@ -85,7 +87,7 @@ Expected<std::vector<std::pair<std::string, std::string>>> fields_of(std::string
                   fmt::format("'{}': '{}' inside the brackets", name, body[bracket]));
   }
   while (!body.empty()) {
-    const auto comma = body.find(',');
+    const auto comma = body.find_first_of(",;");
     const std::string_view field = body.substr(0, comma);
     const auto eq = field.find('=');
     if (eq == std::string_view::npos) {
@@ -137,13 +139,13 @@ Expected<int> int_field(std::string_view name, const std::pair<std::string, std:
 }  // namespace
 
 std::string solution_name(const NativeGemmConfig& c) {
-  return fmt::format("{}[mr={},nr={},kc={},mc={},nc={},order={},threads={}{}]", kNativeGemmFamily,
+  return fmt::format("{}[mr={};nr={};kc={};mc={};nc={};order={};threads={}{}]", kNativeGemmFamily,
                      c.mr, c.nr, c.kc, c.mc, c.nc, c.order, c.threads,
-                     c.part == "own" ? ",part=own" : "");
+                     c.part == "own" ? ";part=own" : "");
 }
 
 std::string solution_name(const NativeDecodeConfig& c) {
-  return fmt::format("{}[rows={},threads={}]",
+  return fmt::format("{}[rows={};threads={}]",
                      has_bf16_inputs(c.dtype) ? kNativeDecodeBf16Family : kNativeDecodeFamily,
                      c.rows, c.threads);
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "tunekit/core/file_io.hpp"
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/ops/gemm.hpp"
 #include "tunekit/ops/gemm_memory.hpp"
@@ -29,11 +30,7 @@ bool is_regular_file(const std::string& path) {
 
 }  // namespace
 
-std::string host_name() {
-  char name[HOST_NAME_MAX + 1] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
-  return name;
-}
+std::string host_name() { return hw::host_name(); }
 
 ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int rank,
                             ResultLine* result) {
@@ -47,6 +44,7 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     return out;
   }
   out.flops = shape->flops();
+  op.context().ensure_results_loaded();  // the results file, then the tuning databases
   ResultsManager& results = op.context().results_manager();
   const std::string op_sig = shape->op_signature();
   const std::string canonical = shape->signature();
@@ -91,7 +89,6 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.note = workspace.status().to_string();
     return out;
   }
-  const std::uint64_t unsaved_before = results.unsaved().count;
   const TuneReport report = op.tune((*workspace)->bind(0));
   if (!report.status.is_ok() || !report.winner) {
     out.note = report.status.to_string();
@@ -107,9 +104,8 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
     out.runner_up = r->name;
     out.runner_up_ms = r->score_ms;
   }
-  const ResultsManager::Unsaved unsaved = results.unsaved();
-  out.saved = unsaved.count == unsaved_before;
-  out.note = out.saved ? "tuned" : "tuned, NOT SAVED: " + unsaved.last.message();
+  out.saved = report.not_saved.is_ok();
+  out.note = out.saved ? "tuned" : "tuned, NOT SAVED: " + report.not_saved.message();
   if (report.contended && out.saved) {
     out.note = fmt::format("tuned under CPU contention ({:.0f}%)", 100.0 * report.contention);
   }

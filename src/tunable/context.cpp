@@ -362,10 +362,61 @@ std::vector<ResultLine> TuningContext::get_results() const { return results_.res
 
 std::vector<ValidatorEntry> TuningContext::get_validators() const { return validators_.values(); }
 
+void TuningContext::set_database(std::string path) {
+  std::lock_guard lock(mutex_);
+  api_database_ = std::move(path);
+  if (env_database_) log::info(1, "TUNEKIT_DB is set and overrides set_database()");
+}
+
+DbPaths TuningContext::database_paths() const {
+  std::lock_guard lock(mutex_);
+  DbPaths paths{default_user_db_path(), default_system_db_path()};
+  if (!env_database_ && api_database_) paths.user = *api_database_;
+  return paths;
+}
+
+void TuningContext::sync_database_paths() {
+  const DbPaths want = database_paths();
+  const DbPaths have = databases_.paths();
+  if (want.user != have.user || want.system != have.system) databases_.set_paths(want);
+}
+
+DbLayers& TuningContext::databases() {
+  sync_database_paths();
+  return databases_;
+}
+
+void TuningContext::load_databases() {
+  std::vector<Status> problems;
+  const auto rows = databases().dispatch_results(validators_.values(), &problems);
+  for (const Status& s : problems) log::warn(s.message());
+  std::size_t added = 0;
+  for (const LayeredResult& row : rows) {
+    const DbResult& r = row.result;
+    added +=
+        results_.add(ResultLine{r.op_signature, r.params_signature, r.solution, r.time_ms, r.extra})
+            ? 1
+            : 0;
+  }
+  if (!rows.empty()) {
+    log::info(1, "loaded {} of {} results of this environment from the tuning databases", added,
+              rows.size());
+  }
+}
+
 void TuningContext::ensure_results_loaded() {
-  if (loaded_.load(std::memory_order_acquire)) return;
+  if (loaded_.load(std::memory_order_acquire) &&
+      databases_loaded_.load(std::memory_order_acquire)) {
+    return;
+  }
   std::lock_guard lock(load_mutex_);
-  if (loaded_.load(std::memory_order_relaxed)) return;
+  if (!loaded_.load(std::memory_order_relaxed)) load_results_file();
+  if (databases_loaded_.load(std::memory_order_relaxed)) return;
+  if (!is_record_untuned_enabled()) load_databases();
+  databases_loaded_.store(true, std::memory_order_release);
+}
+
+void TuningContext::load_results_file() {
   const std::string path = filename();
   if (!path.empty() && !is_record_untuned_enabled()) {
     Status s = results_.read_file(path);
@@ -381,9 +432,30 @@ void TuningContext::ensure_results_loaded() {
   loaded_.store(true, std::memory_order_release);
 }
 
-Expected<bool> TuningContext::add_result(ResultLine line) {
-  const std::string path = is_record_untuned_enabled() ? std::string() : filename();
-  return results_.add_and_persist(std::move(line), path);
+Expected<bool> TuningContext::add_result(ResultLine line,
+                                         std::span<const DbCandidateTime> candidates,
+                                         Status* not_saved) {
+  const bool recording = is_record_untuned_enabled();
+  const std::string path = recording ? std::string() : filename();
+  const DbResult row{line.op_signature, line.params_signature,        line.solution,
+                     line.time_ms,      format_time_ms(line.time_ms), line.extra};
+  Status file_status;
+  auto added = results_.add_and_persist(std::move(line), path, &file_status);
+  if (added && !*added) return false;
+  if (not_saved != nullptr) *not_saved = file_status;
+  if (recording) return added;  // kept in memory only, as the file
+  auto db = databases().user_for_writing();
+  Status stored = db ? Status::ok() : db.status();
+  if (db && *db) {
+    auto inserted = (*db)->add_result(validators_.values(), row,
+                                      DbProvenance{hw::host_name(), "tuned", ""}, candidates);
+    stored = inserted ? Status::ok() : inserted.status();
+  }
+  if (stored.is_ok()) return added;
+  results_.note_unsaved(stored);
+  if (not_saved != nullptr && (not_saved->is_ok())) *not_saved = stored;
+  if (added) return stored;
+  return added;
 }
 
 Status TuningContext::record_untuned(std::string_view op_signature,
@@ -479,6 +551,7 @@ Status TuningContext::reload_environment() {
     env_filename_ = env::get_string(kFilename);
     env_untuned_filename_ = env::get_string(kUntunedFilename);
     env_verbose_filename_ = env::get_string(kVerboseFilename);
+    env_database_ = env::get_string("TUNEKIT_DB");
     if (env_verbose_filename_) {
       Status s = log::set_sink(*env_verbose_filename_);
       if (!s.is_ok()) {
@@ -521,10 +594,12 @@ Status TuningContext::reset() {
     if (api_verbose_filename_ != "err") (void)log::set_sink("err");
     api_verbose_filename_ = "err";
     api_libraries_.clear();
+    api_database_.reset();
   }
   {
     std::lock_guard lock(load_mutex_);
     loaded_.store(false, std::memory_order_release);
+    databases_loaded_.store(false, std::memory_order_release);
     loaded_file_.clear();
   }
   results_.clear();

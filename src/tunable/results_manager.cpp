@@ -85,7 +85,8 @@ Status ResultsManager::check_append_target(const std::string& path, std::string_
   return Status::ok();
 }
 
-Expected<bool> ResultsManager::add_and_persist(ResultLine line, const std::string& path) {
+Expected<bool> ResultsManager::add_and_persist(ResultLine line, const std::string& path,
+                                               Status* not_saved) {
   const std::string text = format_result_line(line);
   if (!add(std::move(line))) return false;
   if (path.empty()) return true;
@@ -106,17 +107,25 @@ Expected<bool> ResultsManager::add_and_persist(ResultLine line, const std::strin
     if (rejected_.count(path) == 0) {  // an I/O error, not a rejection
       ++unsaved_.count;
       unsaved_.last = s;
+      if (not_saved != nullptr) *not_saved = s;
       return s;
     }
   }
   ++unsaved_.count;
   unsaved_.last = Status(StatusCode::kValidatorMismatch,
                          "results file '" + path + "' was rejected (" + rejected_[path] + ")");
+  if (not_saved != nullptr) *not_saved = unsaved_.last;
   if (warned_.insert(path).second) {
     log::warn("not appending to results file '" + path + "', which was rejected (" +
               rejected_[path] + "); new results are kept in memory only");
   }
   return true;
+}
+
+void ResultsManager::note_unsaved(Status reason) {
+  std::lock_guard file_lock(file_mutex_);
+  ++unsaved_.count;
+  unsaved_.last = std::move(reason);
 }
 
 ResultsManager::Unsaved ResultsManager::unsaved() const {

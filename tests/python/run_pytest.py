@@ -28,6 +28,7 @@ def main() -> int:
     for var in [v for v in env if v.startswith("TUNEKIT_") and v not in keep]:
         del env[var]  # the suite sets what it needs; a developer's settings must not leak in
     env["TUNEKIT_THREADS"] = "1"
+    env["TUNEKIT_DB"] = env["TUNEKIT_SYSTEM_DB"] = "off"  # never the developer's databases
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # no __pycache__ in the source tree
     with tempfile.TemporaryDirectory(prefix="tunekit_pytest_") as tmp:
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", here] + sys.argv[2:]

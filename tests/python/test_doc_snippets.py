@@ -32,7 +32,7 @@ NOT_CHECKED = {
     "docs/native.md": "its snippets are fragments of a longer text, edited in another branch",
 }
 # Commands whose next word is a sub-command of their own.
-NESTED = {"log", "results", "space"}
+NESTED = {"db", "log", "results", "space"}
 
 
 def documents():
@@ -73,6 +73,7 @@ def skip_reason(text):
 
 def run_env(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUNEKIT_")}
+    env.update(TUNEKIT_DB="off", TUNEKIT_SYSTEM_DB="off")
     env.update(PYTHONPATH=str(MODULE_DIR), PYTHONDONTWRITEBYTECODE="1",
                TUNEKIT_MAX_TUNING_DURATION_MS="1", TUNEKIT_MAX_TUNING_ITERATIONS="1",
                TUNEKIT_THREADS="1", TUNEKIT_CACHE_DIR=str(tmp_path / "kernel_cache"))

@@ -340,6 +340,7 @@ def test_threads_that_ran_namespaced_libraries_exit_cleanly(tmp_path):
     import sys
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("TUNEKIT_")}
+    env.update(TUNEKIT_DB="off", TUNEKIT_SYSTEM_DB="off")
     proc = subprocess.run([sys.executable, "-c", THREAD_EXIT_CHILD, str(tmp_path / "r.csv")],
                           env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -244,6 +244,31 @@ WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ProblemRef>&
   return report;
 }
 
+/// Rank 0 / the parent: stores the gathered results in this process's user tuning database (the
+/// ranks of other machines wrote only theirs), under the reference environment, in one
+/// transaction; rows a local job stored already are not repeated. A failure is reported and
+/// ends the run non-zero: the gathered file holds the results.
+void gather_into_database(const distributed::GatherSummary& summary) {
+  if (summary.results.empty() || summary.validators.empty()) return;
+  auto db = tuning_context().databases().user_for_writing();
+  if (db && !*db) return;  // TUNEKIT_DB=off
+  std::vector<DbResult> rows;
+  for (const ResultLine& r : summary.results) {
+    rows.push_back(DbResult{r.op_signature, r.params_signature, r.solution, r.time_ms,
+                            format_time_ms(r.time_ms), r.extra});
+  }
+  auto added = db ? (*db)->add_results(summary.validators, rows,
+                                       DbProvenance{distributed::host_name(), "gathered", ""})
+                  : Expected<std::size_t>(db.status());
+  if (!added) {
+    throw CommandFailure{kExitFailure,
+                         "the gathered results could not be stored in the tuning "
+                         "database: " +
+                             added.status().message()};
+  }
+  std::printf("tuning database: %s (%zu new result(s))\n", (*db)->path().c_str(), *added);
+}
+
 /// Rank 0 / the parent: merge the reports, write the _full files, print everything.
 void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
                      std::vector<WorkerReport> reports, int ranks, double wall_s) {
@@ -278,6 +303,7 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
               summary.results.size(), summary.merged_ranks.size(), written.front().c_str());
   if (written.size() > 1) std::printf(" and copies ... %s", written.back().c_str());
   std::printf("\n");
+  gather_into_database(summary);
   if (const std::size_t lost = unsaved_count(summary.outcomes); lost > 0) {
     throw CommandFailure{
         kExitFailure,
@@ -293,27 +319,38 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
   }
 }
 
-/// Appends the bucket entries of a single-process run; returns them.
-std::vector<ResultLine> write_bucket_entries(const Prepared& prep, TuningContext& ctx) {
-  std::vector<ResultLine> written;
+/// Bucket entries of a single-process run as added: the lines, and why those that did not
+/// reach the results file or the tuning database were not saved.
+struct BucketWrite {
+  std::vector<ResultLine> lines;
+  std::vector<Status> not_saved;
+};
+
+/// Appends the bucket entries of a single-process run.
+BucketWrite write_bucket_entries(const Prepared& prep, TuningContext& ctx) {
+  BucketWrite written;
   for (ResultLine& line : bucket_lines(prep, [&ctx](const std::string&o, const std::string&p) {
          return ctx.results_manager().lookup(o, p);
        })) {
-    auto added = ctx.add_result(line);
+    Status not_saved;
+    auto added = ctx.add_result(line, {}, &not_saved);
     if (!added) log::warn(added.status().message());
-    written.push_back(std::move(line));
+    if (!not_saved.is_ok()) written.not_saved.push_back(not_saved);
+    written.lines.push_back(std::move(line));
   }
   return written;
 }
 
-/// Ends a single-process run: results that could not be saved first (they are lost), then
-/// problems that could not be tuned.
-void finish_single(const WorkerReport& report, const ResultsManager::Unsaved& unsaved,
-                   std::uint64_t unsaved_before) {
+/// Ends a single-process run: results that could not be saved first (they are lost: each
+/// problem's report says so, and each bucket entry's add), then problems that could not be tuned.
+void finish_single(const WorkerReport& report, const BucketWrite& buckets) {
   std::fflush(stdout);
-  if (unsaved.count > unsaved_before) {
-    throw CommandFailure{kExitFailure,
-                         unsaved_message(unsaved.count - unsaved_before, unsaved.last.message())};
+  if (const std::size_t lost = unsaved_count(report.outcomes) + buckets.not_saved.size();
+      lost > 0) {
+    const std::string reason = unsaved_count(report.outcomes) > 0
+                                   ? first_unsaved_reason(report.outcomes)
+                                   : buckets.not_saved.front().message();
+    throw CommandFailure{kExitFailure, unsaved_message(lost, reason)};
   }
   const std::size_t failed = failed_count(report.outcomes);
   if (failed > 0 || report.outcomes.empty()) {
@@ -339,15 +376,18 @@ void run_single(const TuneFileArgs& args) {
   check_tuning_settings();
   check_results_writable(tuning_context().filename());
   TuningContext& ctx = tuning_context();
-  const std::uint64_t unsaved_before = ctx.results_manager().unsaved().count;
   const std::int64_t start = now_ns();
   const WorkerReport report = ops::tune_share(*op, prep.problems, 0, &progress);
   progress_done();
   print_outcomes(report.outcomes, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
   print_skipped(prep);
-  print_buckets(write_bucket_entries(prep, ctx), prep.bucket_entries.size(), ctx.filename());
+  const BucketWrite buckets = write_bucket_entries(prep, ctx);
+  print_buckets(buckets.lines, prep.bucket_entries.size(), ctx.filename());
   std::printf("\nresults: %s\n", ctx.filename().c_str());
-  finish_single(report, ctx.results_manager().unsaved(), unsaved_before);
+  if (const std::string db = ctx.database_paths().user; !db.empty()) {
+    std::printf("tuning database: %s\n", db.c_str());
+  }
+  finish_single(report, buckets);
 }
 
 /// The files a run over `jobs` local processes writes: each job's own and the gathered copies.

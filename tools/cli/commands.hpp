@@ -91,3 +91,4 @@ void register_simulate_command(CLI::App& app);
 void register_log_command(CLI::App& app);
 void register_space_command(CLI::App& app);
 void register_tune_kernel_command(CLI::App& app);
+void register_db_command(CLI::App& app);

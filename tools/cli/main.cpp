@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   register_log_command(app);
   register_space_command(app);
   register_tune_kernel_command(app);
+  register_db_command(app);
   if (const std::string unknown = unknown_command_error(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "tunekit: %s\n", unknown.c_str());
     return tunekit::cli::kExitUsage;

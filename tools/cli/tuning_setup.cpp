@@ -107,6 +107,10 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
   ctx.enable_tuning(true);
 
   auto all = ops::make_gemm_candidates();
+  // Every library's version is a validator before the results file and the databases are read,
+  // also of libraries --candidates leaves out (the environment is the machine's, not the run's).
+  register_gemm_validators(ctx, all);
+  ctx.set_settle_hook([] { (void)ops::settle_threads(); });
   CandidateList<ops::GemmParams> chosen;
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (i == 0 || flags.candidates.empty() || matches_any(all[i]->name(), flags.candidates)) {
@@ -118,8 +122,6 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
                                            "' matches no candidate (see 'tunekit candidates')"};
   }
   auto op = std::make_unique<GemmTunableOp>(std::move(chosen));
-  // Registers the libraries' validators before the results file is read.
-  (void)gemm_op();
   const std::string file = ctx.filename();
   Status read = ctx.read_file(file);
   if (!read.is_ok() && read.code() != StatusCode::kNotFound) {

@@ -55,6 +55,9 @@ const CpuInfo& cpu();
 /// The CPU this process really runs on (never overridden). Guards instructions before they run.
 const CpuInfo& host_cpu();
 
+/// This host's name (gethostname; "" when unknown), recorded with every tuned result.
+std::string host_name();
+
 /// Whether TUNEKIT_CPU_FIXTURE (if set) could be loaded. When it could not, cpu() is the real
 /// CPU. Errors: kParseError/kIoError "TUNEKIT_CPU_FIXTURE: <file>:<line>: <what>" (one line).
 Status cpu_fixture_status();

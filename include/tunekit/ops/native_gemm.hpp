@@ -54,11 +54,12 @@ struct NativeDecodeConfig {
   friend bool operator==(const NativeDecodeConfig&, const NativeDecodeConfig&) = default;
 };
 
-/// "native_f32[mr=16,nr=6,kc=256,mc=144,nc=4092,order=ji,threads=2]"; part "own" adds
-/// ",part=own" after threads (the default "shared" is not written, so names stored before the
-/// knob existed still name the same configuration).
+/// "native_f32[mr=16;nr=6;kc=256;mc=144;nc=4092;order=ji;threads=2]"; part "own" adds
+/// ";part=own" after threads (the default "shared" is not written, so names stored before the
+/// knob existed still name the same configuration). No name has a comma, so that every line of a
+/// results file is 4 fields to PyTorch's reader; the parsers also accept the ',' of older names.
 std::string solution_name(const NativeGemmConfig& config);
-/// "native_decode_f32[rows=4,threads=2]" ("native_decode_bf16[...]" for bf16).
+/// "native_decode_f32[rows=4;threads=2]" ("native_decode_bf16[...]" for bf16).
 std::string solution_name(const NativeDecodeConfig& config);
 
 /// Parses a blocked-family solution name (fields in the order solution_name() writes them).

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "tunekit/core/status.hpp"
 #include "tunekit/measure/cpu_wait.hpp"
 #include "tunekit/measure/timing.hpp"
+#include "tunekit/records/db_layers.hpp"
 #include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/results_file.hpp"
 #include "tunekit/tunable/results_manager.hpp"
@@ -141,6 +143,9 @@ struct TuningSettings {
 /// | TUNEKIT_SEARCH_TRANSFER        | 1                     | bool: seed with nearest winners    |
 /// | TUNEKIT_NATIVE_AMX             | 1                     | bool: AMX tile for bf16 (per proc.) |
 /// | TUNEKIT_<LIBRARY>_ENABLED      | 1                     | bool, per candidate library        |
+/// | TUNEKIT_DB                     | $XDG_DATA_HOME/tunekit/tunekit.db | user database; off: none
+/// | | TUNEKIT_SYSTEM_DB              | <prefix>/share/tunekit/tunekit.db | system database; off:
+/// none |
 ///
 /// Thread-safe: dispatch-path getters are relaxed atomic loads; setters may run concurrently.
 /// Source: PyTorch TunableOp TuningContext and torch.cuda.tunable (defaults differ where noted:
@@ -301,13 +306,27 @@ class TuningContext {
   /// This machine's validators (key, value) in registration order.
   std::vector<ValidatorEntry> get_validators() const;
 
+  /// Sets the user tuning database ("" : none). TUNEKIT_DB wins ("off": none); the default is
+  /// $XDG_DATA_HOME/tunekit/tunekit.db (docs/database.md).
+  void set_database(std::string path);
+  /// The effective user and system database paths ("" where there is none).
+  DbPaths database_paths() const;
+  /// The database layers dispatch reads and tuning writes (paths as database_paths()).
+  DbLayers& databases();
+
   /// On the first call: reads filename() (unless record-untuned is on, as upstream V25) and logs
-  /// a warning when it is rejected. Later calls return at once. Called by TunableOp on its first
-  /// slow-path lookup.
+  /// a warning when it is rejected, then the results of this environment in the user and system
+  /// databases (results already loaded win: the file, then the user database, then the system
+  /// one). Later calls return at once. Called by TunableOp on its first slow-path lookup.
   void ensure_results_loaded();
-  /// Adds a tuned result and appends it to filename() (when record-untuned is off and the name
-  /// is not empty). Returns whether it was new. Errors: kIoError from the append.
-  Expected<bool> add_result(ResultLine line);
+  /// Adds a tuned result, appends it to filename() (when record-untuned is off and the name is
+  /// not empty) and stores it, with the candidates' times of its tuning, in the user database
+  /// (one transaction). Returns whether it was new. With `not_saved`, it receives why a new
+  /// result did not reach the file or the database (ok when it reached both, or when there is
+  /// nothing to write to); such a result is also counted in results_manager().unsaved().
+  /// Errors: kIoError from the append or the database (the result stays in memory).
+  Expected<bool> add_result(ResultLine line, std::span<const DbCandidateTime> candidates = {},
+                            Status* not_saved = nullptr);
   /// Records an untuned problem in untuned_filename() (deduplicated). Errors: kIoError.
   Status record_untuned(std::string_view op_signature, std::string_view params_signature,
                         std::string_view extra);
@@ -399,8 +418,15 @@ class TuningContext {
   ValidatorRegistry validators_;
   ResultsManager results_{validators_};
   UntunedRecorder untuned_;
+  std::optional<std::string> api_database_, env_database_;
+  DbLayers databases_;
+  void sync_database_paths();
+  void load_databases();
+  void load_results_file();
+
   std::mutex load_mutex_;
   std::atomic<bool> loaded_{false};
+  std::atomic<bool> databases_loaded_{false};
   std::string loaded_file_;
 };
 

@@ -89,7 +89,10 @@ struct TuneReport {
   std::optional<Tolerance> tolerance;   ///< used by the numerical check (nullopt: check off)
   std::optional<ResultEntry> previous;  ///< tune(): the result stored before this tuning
   bool persisted = false;               ///< the winner was added as a new result
-  double wall_ms = 0.0;                 ///< whole tuning, untimed calls and flushes included
+  /// Why the new result did not reach the results file or the tuning database (it stays in
+  /// memory); ok when it was saved, or when nothing was to be written.
+  Status not_saved;
+  double wall_ms = 0.0;  ///< whole tuning, untimed calls and flushes included
 
   /// The winner's line, or nullptr.
   const CandidateReport* winner_report() const noexcept;

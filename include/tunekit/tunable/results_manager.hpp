@@ -57,8 +57,12 @@ class ResultsManager {
   /// stays in memory (write_file(<other name>) saves it). Returns whether the result was new.
   /// Either way a result that did not reach its file is counted in unsaved().
   /// Errors: kIoError naming the file when the append fails (the result stays in memory and the
-  /// file is as it was).
-  Expected<bool> add_and_persist(ResultLine line, const std::string& path);
+  /// file is as it was). With `not_saved`, it receives why a new result did not reach its file
+  /// (the append's error, or the rejection), and stays ok when it did.
+  Expected<bool> add_and_persist(ResultLine line, const std::string& path,
+                                 Status* not_saved = nullptr);
+  /// Counts a result that did not reach another store (the tuning database) in unsaved().
+  void note_unsaved(Status reason);
 
   /// Results add_and_persist() kept in memory only because their file was rejected or the
   /// append failed: how many since construction, and the reason of the latest.

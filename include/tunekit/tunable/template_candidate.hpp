@@ -40,7 +40,7 @@ struct TemplateSearchResult {
 /// family name gets).
 ///
 /// Names: family() is the candidate's name ("native_f32"); an instance's is the family followed
-/// by its configuration, `native_f32[mr=16,nr=6,kc=256,...]`, written to results files byte for
+/// by its configuration, `native_f32[mr=16;nr=6;kc=256;...]`, written to results files byte for
 /// byte and given back to from_name() on load.
 template <class Params>
 class TemplateCandidate {

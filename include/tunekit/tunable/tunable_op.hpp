@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cmath>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -287,7 +288,13 @@ class TunableOp {
     const std::string extra = blas_extra(params);
     log::info(1, "{}({}) -> {},{}", op, signature, name, format_time_ms(report.winner_time_ms));
     persisted_.note_own(op, signature, name);
-    auto added = context_.add_result(ResultLine{op, signature, name, report.winner_time_ms, extra});
+    std::vector<DbCandidateTime> times;
+    for (const CandidateReport& c : report.candidates) {
+      times.push_back(DbCandidateTime{c.name, std::string(to_string(c.outcome)),
+                                      c.measured() ? c.score_ms : std::nan("")});
+    }
+    auto added = context_.add_result(ResultLine{op, signature, name, report.winner_time_ms, extra},
+                                     times, &report.not_saved);
     if (!added) {
       log::warn(added.status().message());
     } else {

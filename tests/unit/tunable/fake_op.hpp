@@ -315,7 +315,7 @@ struct CandidateSet {
   }
 };
 
-/// Removes every TUNEKIT_* variable from the environment.
+/// Removes every TUNEKIT_* variable from the environment, then turns the tuning databases off.
 inline void clear_tunekit_env() {
   std::vector<std::string> names;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -323,6 +323,9 @@ inline void clear_tunekit_env() {
     if (entry.rfind("TUNEKIT_", 0) == 0) names.push_back(entry.substr(0, entry.find('=')));
   }
   for (const std::string& n : names) ::unsetenv(n.c_str());
+  // Never the developer's tuning databases (tests that need one name their own).
+  ::setenv("TUNEKIT_DB", "off", 1);
+  ::setenv("TUNEKIT_SYSTEM_DB", "off", 1);
 }
 
 /// Non-empty lines of a file.
