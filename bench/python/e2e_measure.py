@@ -81,19 +81,19 @@ def _timed_second(first, second):
 def pool_interference(tt, dtype, rounds=41):
     """Whether torch's OpenMP pool and tunekit's slow each other: a tunekit-served product
     (4096 x 4096 weights, 1 token) timed right after itself and right after a torch kernel on
-    torch's pool (an elementwise op over 64 MiB), and that torch kernel right after itself and
-    right after the product. Medians in us; ratio "after the other" / "after itself" (1.0: no
+    torch's pool (an elementwise op over 1 MiB: it wakes the pool but leaves the caches to the
+    product), and that torch kernel right after itself and right after the product. Medians in us; ratio "after the other" / "after itself" (1.0: no
     interference)."""
     tt.enable()
     w = torch.randn(4096, 4096).to(dtype)
     x = torch.randn(1, 4096).to(dtype)
-    big = torch.randn(16 << 20)
+    small = torch.randn(1 << 18)
 
     def gemm():
         torch.nn.functional.linear(x, w)
 
     def elementwise():
-        big.mul_(1.0)
+        small.mul_(1.0)
 
     gemm()  # tuned (or loaded) before timing
     pairs = {"gemm_after_gemm": (gemm, gemm), "gemm_after_torch": (elementwise, gemm),

@@ -49,7 +49,8 @@ def _libtunekit_dir() -> str:
 
 
 def _load() -> None:
-    """Compiles (first time, about a minute) and loads the extension."""
+    """Compiles (first time, about 20 s; a C++ compiler, Python's headers and ninja are needed)
+    and loads the extension."""
     global _loaded
     if _loaded:
         return
@@ -121,8 +122,11 @@ def is_enabled() -> bool:
 
 def stats() -> Dict[str, Tuple[int, float]]:
     """Calls and FLOPs per outcome since the last reset_stats(): "served" (through tunekit) or
-    the reason a product fell through to PyTorch: "dtype", "device", "layout", "empty", "size",
-    "bias" (an addmm/baddbmm input tunekit cannot take), "reentrant"."""
+    the reason a product fell through to PyTorch: "dtype", "device", "layout" (no unit stride,
+    expanded or overlapping matrices, shapes that do not multiply), "empty", "size" (beyond
+    32-bit BLAS integers), "bias" (an addmm/baddbmm input tunekit cannot take), "scalar" (alpha
+    or beta not finite or beyond float's range), "reentrant" (a product inside PyTorch's own
+    Default; never expected)."""
     if not _loaded:
         return {}
     names, calls, flops = torch.ops.tunekit.stats()
@@ -154,10 +158,17 @@ def _main(argv=None) -> int:
     from tunekit import tunable
     from tunekit import torch as module  # the package's copy (this file may run as __main__)
 
-    if args.results:
-        tunable.set_filename(args.results)
-    module.enable()
-    tunable.tune_gemm_in_file(args.untuned)
+    from tunekit import TunekitError
+
+    try:
+        if args.results:
+            tunable.set_filename(args.results)
+        module.enable()
+        tunable.tune_gemm_in_file(args.untuned)
+    except (TunekitError, OSError, RuntimeError) as e:
+        print(f"python -m tunekit.torch tune: {e}", file=sys.stderr)
+        return 1
+    print(f"tunekit.torch: {len(tunable.get_results())} results in {tunable.get_filename()}")
     return 0
 
 

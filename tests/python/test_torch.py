@@ -197,3 +197,56 @@ def test_torch_compile_runs_and_matches():
         got = compiled(x)
     assert torch.allclose(got, want, atol=1e-5)
     assert served() >= 2  # inductor's extern mm/addmm calls go through the dispatcher
+
+
+def test_expanded_and_overlapping_operands_fall_through_and_match():
+    w = torch.randn(16, 12)
+    cases = [torch.randn(1, 16).expand(8, 16), torch.randn(100).unfold(0, 16, 3)[:8],
+             torch.randn(8, 1).expand(8, 16), torch.randn(200).as_strided((8, 16), (2, 1)),
+             torch.randn(200).as_strided((8, 16), (1, 4))]
+    for x in cases:
+        assert torch.allclose(x @ w, x.contiguous() @ w, atol=1e-5)
+        assert torch.allclose(w.t() @ x.t(), w.t() @ x.t().contiguous(), atol=1e-5)
+    xb = torch.randn(3, 1, 16).expand(3, 8, 16)
+    assert torch.allclose(torch.bmm(xb, w.expand(3, 16, 12)), torch.bmm(xb.contiguous(), w.expand(3, 16, 12)), atol=1e-5)
+    assert tt.stats()["layout"][0] >= len(cases)
+
+
+def test_gradients_of_a_reduction_match_stock():
+    def grads(enabled):
+        tt.enable(enabled)
+        torch.manual_seed(8)
+        lin = torch.nn.Linear(64, 32)
+        x = torch.randn(16, 64, requires_grad=True)
+        ((lin(x).sum(dim=-1) ** 2).mean() + (lin(x).sum(dim=0) ** 2).mean()).backward()
+        return x.grad, lin.weight.grad
+
+    for got, want in zip(grads(True), grads(False)):
+        assert torch.allclose(got, want, atol=1e-4, rtol=1e-4)
+
+
+def test_scalars_and_errors_as_stock():
+    x, w, c = torch.randn(8, 16), torch.randn(16, 12), torch.randn(8, 12)
+    for kw in (dict(beta=float("nan")), dict(alpha=float("inf"))):
+        got, want = torch.addmm(c, x, w, **kw), stock(lambda: torch.addmm(c, x, w, **kw))
+        assert torch.equal(got.isnan(), want.isnan())
+    with pytest.raises(RuntimeError, match="overflow"):
+        torch.addmm(c, x, w, alpha=1e300)
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found BFloat16"):
+        torch.bmm(torch.randn(2, 4, 4), torch.randn(2, 4, 4).bfloat16())
+    assert tt.stats()["scalar"][0] == 3
+
+
+def test_in_place_products_are_served():
+    x, w, c = torch.randn(8, 16), torch.randn(16, 12), torch.randn(8, 12)
+    got, want = c.clone(), c.clone()
+    got.addmm_(x, w, beta=0.5, alpha=2.0)
+    stock(lambda: want.addmm_(x, w, beta=0.5, alpha=2.0))
+    assert torch.allclose(got, want, atol=1e-5)
+    b = torch.randn(2, 8, 12)
+    gotb, wantb = b.clone(), b.clone()
+    xb, wb = torch.randn(2, 8, 16), torch.randn(2, 16, 12)
+    gotb.baddbmm_(xb, wb)
+    stock(lambda: wantb.baddbmm_(xb, wb))
+    assert torch.allclose(gotb, wantb, atol=1e-5)
+    assert served() == 2

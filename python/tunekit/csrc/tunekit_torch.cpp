@@ -21,6 +21,9 @@
 
 #include <array>
 #include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,12 +46,13 @@ enum Reason : int {
   kEmpty,      // a zero-sized dim
   kSize,       // a dim, leading dimension or batch stride beyond 32-bit BLAS integers
   kBias,       // an addmm/baddbmm input tunekit cannot take (dtype, shape)
+  kScalar,     // alpha or beta not finite, or beyond float's range (PyTorch's own error or inf)
   kReentrant,  // called from inside PyTorch's Default (never expected)
   kReasons
 };
 
 constexpr std::array<const char*, kReasons> kReasonNames = {
-    "served", "dtype", "device", "layout", "empty", "size", "bias", "reentrant"};
+    "served", "dtype", "device", "layout", "empty", "size", "bias", "scalar", "reentrant"};
 
 std::array<std::atomic<std::int64_t>, kReasons> g_calls{};
 std::array<std::atomic<double>, kReasons> g_flops{};
@@ -71,12 +75,17 @@ struct BlasOperand {
 constexpr std::int64_t kMaxBlasInt = (std::int64_t{1} << 31) - 1;
 
 /// The BLAS view of a row-major matrix with `rows` x `cols` and strides (s0, s1): 'n' with
-/// ld = s0 when s1 is 1 (or cols is 1), 't' with ld = s1 when s0 is 1 (or rows is 1); nothing
-/// when neither dim has unit stride. Degenerate dims get the smallest legal ld.
+/// ld = s0 when s1 is 1 and rows lie at least `cols` apart, 't' with ld = s1 when s0 is 1 and
+/// columns lie at least `rows` apart (a dim of extent 1 has any stride). Nothing for every other
+/// layout, expanded (stride 0) and overlapping ones included: BLAS cannot read them.
 std::optional<BlasOperand> blas_operand(std::int64_t rows, std::int64_t cols, std::int64_t s0,
                                         std::int64_t s1) {
-  if (s1 == 1 || cols == 1) return BlasOperand{'n', rows == 1 ? cols : std::max(s0, cols)};
-  if (s0 == 1 || rows == 1) return BlasOperand{'t', cols == 1 ? rows : std::max(s1, rows)};
+  if ((cols == 1 || s1 == 1) && (rows == 1 || s0 >= cols)) {
+    return BlasOperand{'n', rows == 1 ? cols : s0};
+  }
+  if ((rows == 1 || s0 == 1) && (cols == 1 || s1 >= rows)) {
+    return BlasOperand{'t', cols == 1 ? rows : s1};
+  }
   return std::nullopt;
 }
 
@@ -245,8 +254,17 @@ struct Request {
   const at::Tensor& w;
   double beta = 0;
   double alpha = 1;
+  bool in_place = false;  // addmm_ / baddbmm_: out is the input
   bool batched() const { return op == Op::kBmm || op == Op::kBaddbmm; }
 };
+
+/// Whether alpha and beta are finite and within float's range, as PyTorch's float and bf16
+/// kernels need them (outside it PyTorch raises or computes inf/NaN itself).
+bool scalars_fit(const Request& r) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  return std::isfinite(r.alpha) && std::isfinite(r.beta) && std::abs(r.alpha) <= kMax &&
+         std::abs(r.beta) <= kMax;
+}
 
 bool shapes_fit(const Request& r) {
   const std::int64_t d = r.batched() ? 3 : 2;
@@ -273,15 +291,36 @@ void stock_into(const Request& r, at::Tensor& out) {
       at::cpu::mm_out(out, r.x, r.w);
       return;
     case Op::kAddmm:
-      at::cpu::addmm_out(out, *r.input, r.x, r.w, r.beta, r.alpha);
+      if (r.in_place)
+        at::cpu::addmm_(out, r.x, r.w, r.beta, r.alpha);
+      else
+        at::cpu::addmm_out(out, *r.input, r.x, r.w, r.beta, r.alpha);
       return;
     case Op::kBmm:
       at::cpu::bmm_out(out, r.x, r.w);
       return;
     case Op::kBaddbmm:
-      at::cpu::baddbmm_out(out, *r.input, r.x, r.w, r.beta, r.alpha);
+      if (r.in_place)
+        at::cpu::baddbmm_(out, r.x, r.w, r.beta, r.alpha);
+      else
+        at::cpu::baddbmm_out(out, *r.input, r.x, r.w, r.beta, r.alpha);
       return;
   }
+}
+
+/// PyTorch's own functional kernel for the request (its own errors for bad arguments).
+at::Tensor stock_new(const Request& r) {
+  switch (r.op) {
+    case Op::kMm:
+      return at::cpu::mm(r.x, r.w);
+    case Op::kAddmm:
+      return at::cpu::addmm(*r.input, r.x, r.w, r.beta, r.alpha);
+    case Op::kBmm:
+      return at::cpu::bmm(r.x, r.w);
+    case Op::kBaddbmm:
+      return at::cpu::baddbmm(*r.input, r.x, r.w, r.beta, r.alpha);
+  }
+  return {};
 }
 
 /// out = beta * input + alpha * x @ w for addmm/baddbmm: a 1-D input with beta 1 on a 2-D
@@ -308,10 +347,19 @@ Reason add_input(const at::Tensor& input, double beta, at::Tensor& out, tunekit_
   return kServed;
 }
 
+/// Why a request cannot go to tunekit whatever its output (kServed when it may): shapes that do
+/// not multiply (PyTorch reports them), the operands, alpha and beta.
+Reason precheck(const Request& r) {
+  if (!shapes_fit(r)) return kLayout;
+  const Reason why = operands_reason(r.x, r.w);
+  if (why != kServed) return why;
+  return scalars_fit(r) ? kServed : kScalar;
+}
+
 /// The problem of a request whose shapes fit and whose `out` has the product's sizes, or the
 /// reason it goes to PyTorch.
 Reason plan(const Request& r, at::Tensor& out, tunekit_gemm_problem& p, const at::Tensor** bias) {
-  Reason why = operands_reason(r.x, r.w);
+  Reason why = precheck(r);
   if (why != kServed) return why;
   if (out.scalar_type() != r.x.scalar_type() || !out.is_contiguous() || out.is_alias_of(r.x) ||
       out.is_alias_of(r.w)) {
@@ -340,10 +388,10 @@ at::Tensor& run_into(const Request& r, at::Tensor& out) {
 }
 
 at::Tensor run_new(const Request& r) {
-  if (!shapes_fit(r)) {  // PyTorch reports the mismatch in its own words
-    at::Tensor out = at::empty({0}, r.x.options());
-    stock_into(r, out);
-    return out;
+  const Reason why = precheck(r);
+  if (why != kServed) {
+    count(why, product_flops(r));
+    return stock_new(r);  // PyTorch's result, or its own error in its own words
   }
   at::Tensor out = at::empty(out_sizes(r), r.x.options());
   return run_into(r, out);
@@ -368,6 +416,18 @@ at::Tensor tk_addmm(const at::Tensor& input, const at::Tensor& x, const at::Tens
 at::Tensor& tk_addmm_out(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
                          const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
   return run_into({Op::kAddmm, &input, x, w, beta.toDouble(), alpha.toDouble()}, out);
+}
+at::Tensor& tk_addmm_(at::Tensor& self, const at::Tensor& x, const at::Tensor& w,
+                      const at::Scalar& beta, const at::Scalar& alpha) {
+  Request r{Op::kAddmm, &self, x, w, beta.toDouble(), alpha.toDouble()};
+  r.in_place = true;
+  return run_into(r, self);
+}
+at::Tensor& tk_baddbmm_(at::Tensor& self, const at::Tensor& x, const at::Tensor& w,
+                        const at::Scalar& beta, const at::Scalar& alpha) {
+  Request r{Op::kBaddbmm, &self, x, w, beta.toDouble(), alpha.toDouble()};
+  r.in_place = true;
+  return run_into(r, self);
 }
 at::Tensor tk_baddbmm(const at::Tensor& input, const at::Tensor& x, const at::Tensor& w,
                       const at::Scalar& beta, const at::Scalar& alpha) {
@@ -416,8 +476,10 @@ void enable(std::vector<std::string> keys, std::vector<std::string> values, std:
   lib->impl("bmm.out", TORCH_FN(tk_bmm_out));
   lib->impl("addmm", TORCH_FN(tk_addmm));
   lib->impl("addmm.out", TORCH_FN(tk_addmm_out));
+  lib->impl("addmm_", TORCH_FN(tk_addmm_));
   lib->impl("baddbmm", TORCH_FN(tk_baddbmm));
   lib->impl("baddbmm.out", TORCH_FN(tk_baddbmm_out));
+  lib->impl("baddbmm_", TORCH_FN(tk_baddbmm_));
   g_library = std::move(lib);
 }
 
