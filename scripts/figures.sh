@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Reproduces the figures in docs/performance.md: tunes Llama-2-7B with 1 and 2 threads (timed),
 # re-times Default / every candidate / the tuned dispatch interleaved, and measures the dispatch
-# overhead. Writes everything under ${OUT:-figures/}. Takes about 20-30 minutes on 2 cores.
+# overhead; where torch and transformers are installed, runs the Llama model through
+# tunekit.torch (bench/python/llama_e2e.py) in float32 and bfloat16. Writes everything under
+# ${OUT:-figures/}. Takes about 50-70 minutes on 2 cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh tunekit_cli dispatch_overhead >/dev/null
@@ -23,3 +25,12 @@ for run in 1 2 3 4 5; do
     --benchmark_filter='BM_InterleavedOverhead(PublicApi)?/4/' --benchmark_repetitions=5 \
     --benchmark_report_aggregates_only=true 2>/dev/null | grep median
 done | tee "$out/dispatch_overhead.txt"
+# A real model through PyTorch (docs/performance.md, "A real model through PyTorch").
+if python3 -c "import torch, transformers" 2>/dev/null; then
+  ./scripts/build.sh tunekit_python >/dev/null
+  for dtype in float32 bfloat16; do
+    PYTHONPATH=build/python python3 bench/python/llama_e2e.py --dtype "$dtype" --batch 1 16 \
+      --overhead --pools --results "$out/llama_e2e_$dtype.csv" --json "$out/llama_e2e_$dtype.json" \
+      2>&1 | tee "$out/llama_e2e_$dtype.txt"
+  done
+fi
