@@ -98,6 +98,14 @@ struct AutoSettings {
   /// the next improvement, so the model's picks come from the random pool only and a local
   /// optimum cannot hold the search (0 = never).
   std::size_t stagnation = 0;
+  /// Stall handling: after this many trials without a new best (0 = never), while unvisited
+  /// configurations remain, the search hands over to the model globally: the candidates are
+  /// `stall_pool` random unvisited valid configurations only (no moves around the best, which
+  /// the model keeps ranking first once they are all it has seen), ranked by the posterior
+  /// draw, until a trial improves on the best. Chosen by leave-one-space-out on the replay data
+  /// (docs/search.md, "Held-out evaluation").
+  std::size_t stall = 0;
+  std::size_t stall_pool = 1024;
   /// Probability of measuring a random unvisited configuration instead of the model's pick
   /// (epsilon-greedy). 0 by default: the posterior draw and the random candidates already
   /// explore, and 0.05 was behind on every replay file at 50, 100 and 200 evaluations
