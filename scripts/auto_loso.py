@@ -51,6 +51,8 @@ def main():
     ap.add_argument("--heldout-seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--cache", help="JSON file keeping every result")
+    ap.add_argument("--picks-out", help="write {held-out file name: setting chosen without it} to this JSON file "
+                                        "(kernel_tuner_compare.py --tunekit-settings-per-file reads it)")
     args = ap.parse_args()
 
     cache = {}
@@ -93,6 +95,9 @@ def main():
         picks[h] = c
         mean = sum(score[(c, p)] for p in training) / len(training)
         print(f"| {os.path.basename(h)} | `{c}` | {mean:.3f} | {score[(c, h)]:.3f} |")
+    if args.picks_out:
+        with open(args.picks_out, "w") as f:
+            json.dump({os.path.basename(h): c for h, c in picks.items()}, f, indent=1)
     shipped = chosen(files)
     print(f"\nchosen on all files (shipped): `{shipped}`\n")
 

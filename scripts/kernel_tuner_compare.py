@@ -386,11 +386,18 @@ def main():
                          "intervals), runs lasting the methodology budget; aggregate over the files at the end")
     ap.add_argument("--kt-cache", help="directory keeping every Kernel Tuner run, reused by later runs of the script")
     ap.add_argument("--tunekit-settings", help="settings (JSON) of tunekit's auto")
+    ap.add_argument("--tunekit-settings-per-file",
+                    help="JSON file {data file name: settings of auto}, e.g. the setting that scripts/auto_loso.py "
+                         "chose without that file (--picks-out); files it does not name use --tunekit-settings")
     ap.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the intervals")
     args = ap.parse_args()
     if args.runs < 1 or args.confirm_runs < 0 or args.jobs < 1 or args.timing_repeats < 0:
         ap.error("need --runs >= 1, --confirm-runs >= 0, --jobs >= 1 and --timing-repeats >= 0")
 
+    per_file = {}
+    if args.tunekit_settings_per_file:
+        with open(args.tunekit_settings_per_file) as f:
+            per_file = json.load(f)
     import kernel_tuner
     budgets = [int(b) for b in args.budgets.split(",")]
     old = read_kt_json(args.kt_json, args.runs, budgets) if args.kt_json else None
@@ -456,8 +463,11 @@ def main():
                 if args.score:
                     row["scored"] = methodology.Scored(space, traces, args.resamples, seed=1)
                 rows.append(row)
+            settings = per_file.get(os.path.basename(path), args.tunekit_settings)
+            if settings:
+                print(f"  tunekit auto on {os.path.basename(path)}: settings {settings}", file=sys.stderr)
             tk = tunekit_results(args.tunekit, path, tk_strategies, budgets, args.runs, args.jobs, args.score,
-                                 args.tunekit_settings)
+                                 settings)
             for s in tk_strategies:
                 row = {"tool": "tunekit", "strategy": s, "foo": tk[s]["foo"], "foo_per_run": tk[s]["foo_per_run"],
                        "wall_s": tk[s]["wall_s"]}
@@ -472,6 +482,8 @@ def main():
             if args.score:
                 print(f"methodology budget: {space.start_fevals}-{space.fevals} evaluations; score with its 95% "
                       f"bootstrap interval ({args.resamples} resamples of the runs)\n")
+            if settings:
+                print(f"tunekit auto settings: `{settings}`\n")
             score_head = " score [95% CI] |" if args.score else ""
             print("| tool | strategy | " + " | ".join(f"FoO@{b}" for b in budgets) + " |" + score_head + " s/run |")
             print("|---|---|" + "---|" * len(budgets) + ("---|" if args.score else "") + "---|")
@@ -497,7 +509,7 @@ def main():
                                                     mean_and_se(best[b]["foo_per_run"][b])) for b in budgets]
                     print("auto minus the best Kernel Tuner strategy on these runs (+- one standard error): " +
                           ", ".join(diffs) + "\n")
-            file_report = {"data": path, "optimum_ms": opt, "rows": rows}
+            file_report = {"data": path, "optimum_ms": opt, "rows": rows, "tunekit_auto_settings": settings}
             if args.score:
                 file_report["methodology_fevals"] = [space.start_fevals, space.fevals]
             if args.confirm_runs > 0 and kt_rows:

@@ -102,9 +102,9 @@ struct AutoSettings {
   /// configurations remain, the search hands over to the model globally: the candidates are
   /// `stall_pool` random unvisited valid configurations only (no moves around the best, which
   /// the model keeps ranking first once they are all it has seen), ranked by the posterior
-  /// draw, until a trial improves on the best. Chosen by leave-one-space-out on the replay data
-  /// (docs/search.md, "Held-out evaluation").
-  std::size_t stall = 0;
+  /// draw, until a trial improves on the best. 50 was chosen by leave-one-space-out on the
+  /// replay data (docs/search.md, "Held-out evaluation"); 0 is auto as it was before.
+  std::size_t stall = 50;
   std::size_t stall_pool = 1024;
   /// Probability of measuring a random unvisited configuration instead of the model's pick
   /// (epsilon-greedy). 0 by default: the posterior draw and the random candidates already
