@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Two settings of tunekit's `auto` on the same runs: fraction of optimum per budget (mean, and the
-paired difference of the runs of the same seed, with standard errors) and the methodology score
-with the budget in evaluations (95% bootstrap intervals).
+paired difference of the runs of the same seed, with standard errors), the methodology score with
+the budget in evaluations (95% bootstrap intervals) and the runs that stalled: below the optimum at
+the last budget without any improvement since the budget before it.
 
 Usage (see docs/search.md, "Held-out evaluation"):
     python3 scripts/compare_auto_settings.py --tunekit build/tools/cli/tunekit --runs 100 --seed 0 \\
@@ -40,7 +41,8 @@ def main():
     print(f"auto `{args.before}` (before) against `{args.after}` (after), {args.runs} runs, seeds "
           f"{args.seed}-{args.seed + args.runs - 1}; mean +- standard error, the difference paired by seed\n")
     print("| file | " + " | ".join(f"FoO@{b} before / after / difference" for b in budgets) +
-          " | score before [95% CI] | score after [95% CI] |\n|---|" + "---|" * (len(budgets) + 2))
+          " | score before [95% CI] | score after [95% CI] | stalled runs before / after |\n|---|" +
+          "---|" * (len(budgets) + 3))
     for path in args.data:
         rows = {}
         for name, settings in (("before", args.before), ("after", args.after)):
@@ -60,6 +62,10 @@ def main():
             sc = methodology.Scored(space, traces)
             lo, hi = sc.interval()
             cells.append(f"{sc.score:.3f} [{lo:.3f}, {hi:.3f}]")
+        def stalled(row):
+            a, b = row["fraction_of_optimum_per_run"][budgets[-2]], row["fraction_of_optimum_per_run"][budgets[-1]]
+            return sum(1 for p, q in zip(a, b) if q == p and q < 1.0)
+        cells.append(f"{stalled(rows['before'])} / {stalled(rows['after'])}" if len(budgets) > 1 else "-")
         print(f"| {os.path.basename(path)} | " + " | ".join(cells) + " |", flush=True)
 
 

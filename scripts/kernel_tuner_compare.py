@@ -167,9 +167,13 @@ def kt_cached_run(args):
     return trace, wall, err
 
 
-def kt_runs(plain, data_path, strategy, seeds, max_fevals, keys, jobs, cache_dir):
-    """Kernel Tuner runs of one strategy on the given seeds, from the run store when it has them."""
+def kt_runs(plain, data_path, strategy, seeds, max_fevals, keys, jobs, cache_dir, stored_only=False):
+    """Kernel Tuner runs of one strategy on the given seeds, from the run store when it has them
+    (with `stored_only`, only the seeds the store has)."""
     store = os.path.join(cache_dir, os.path.basename(data_path)) if cache_dir else None
+    if store and stored_only:
+        seeds = [seed for seed in seeds
+                 if os.path.exists(os.path.join(store, strategy, f"seed{seed}_fevals{max_fevals}.json"))]
     todo = [(store, (plain, strategy, seed, max_fevals, keys)) for seed in seeds]
     with mp.Pool(jobs, initializer=share_cache_reads) as pool:
         return pool.map(kt_cached_run, todo, chunksize=1)
@@ -385,6 +389,9 @@ def main():
                     help="also score every strategy by the methodology (budget in evaluations, 95%% bootstrap "
                          "intervals), runs lasting the methodology budget; aggregate over the files at the end")
     ap.add_argument("--kt-cache", help="directory keeping every Kernel Tuner run, reused by later runs of the script")
+    ap.add_argument("--kt-stored-only", default="",
+                    help="Kernel Tuner strategies (comma list) taken only from the runs --kt-cache holds, however "
+                         "many of the --runs seeds that is (the table's runs column says how many)")
     ap.add_argument("--tunekit-settings", help="settings (JSON) of tunekit's auto")
     ap.add_argument("--tunekit-settings-per-file",
                     help="JSON file {data file name: settings of auto}, e.g. the setting that scripts/auto_loso.py "
@@ -394,6 +401,7 @@ def main():
     if args.runs < 1 or args.confirm_runs < 0 or args.jobs < 1 or args.timing_repeats < 0:
         ap.error("need --runs >= 1, --confirm-runs >= 0, --jobs >= 1 and --timing-repeats >= 0")
 
+    stored_only = set(x for x in args.kt_stored_only.split(",") if x)
     per_file = {}
     if args.tunekit_settings_per_file:
         with open(args.tunekit_settings_per_file) as f:
@@ -447,7 +455,8 @@ def main():
             run_fevals = max(max(budgets), space.fevals) if args.score else max(budgets)
             for s in ([] if earlier is not None else kt_strategies):
                 started = time.perf_counter()
-                done = kt_runs(plain, path, s, range(args.runs), run_fevals, keys, args.jobs, args.kt_cache)
+                done = kt_runs(plain, path, s, range(args.runs), run_fevals, keys, args.jobs, args.kt_cache,
+                               s in stored_only)
                 print(f"  {os.path.basename(path)}: kernel_tuner {s}, {args.runs} runs in "
                       f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
                 errors = [e for _, _, e in done if e]
@@ -456,7 +465,7 @@ def main():
                     print(f"  kernel_tuner {s}: skipped ({errors[0] if errors else 'no result'})", file=sys.stderr)
                     continue
                 walls = [w for _, w, _ in done]
-                row = {"tool": "kernel_tuner", "strategy": s,
+                row = {"tool": "kernel_tuner", "strategy": s, "runs": len(traces),
                        "foo": {b: fraction_of_optimum(traces, opt, b) for b in budgets},
                        "foo_per_run": {b: per_run_fractions(traces, opt, b) for b in budgets},
                        "wall_s": sum(walls) / len(walls)}
@@ -469,7 +478,7 @@ def main():
             tk = tunekit_results(args.tunekit, path, tk_strategies, budgets, args.runs, args.jobs, args.score,
                                  settings)
             for s in tk_strategies:
-                row = {"tool": "tunekit", "strategy": s, "foo": tk[s]["foo"], "foo_per_run": tk[s]["foo_per_run"],
+                row = {"tool": "tunekit", "strategy": s, "runs": args.runs, "foo": tk[s]["foo"], "foo_per_run": tk[s]["foo_per_run"],
                        "wall_s": tk[s]["wall_s"]}
                 if args.score:
                     row["scored"] = methodology.Scored(space, tk[s]["traces"], args.resamples, seed=2)
@@ -484,14 +493,16 @@ def main():
                       f"bootstrap interval ({args.resamples} resamples of the runs)\n")
             if settings:
                 print(f"tunekit auto settings: `{settings}`\n")
-            score_head = " score [95% CI] |" if args.score else ""
+            score_head = " score [95% CI] | runs |" if args.score else ""
             print("| tool | strategy | " + " | ".join(f"FoO@{b}" for b in budgets) + " |" + score_head + " s/run |")
-            print("|---|---|" + "---|" * len(budgets) + ("---|" if args.score else "") + "---|")
+            print("|---|---|" + "---|" * len(budgets) + ("---|---|" if args.score else "") + "---|")
             for r in rows:
                 cell = ""
-                if args.score:
+                if args.score and "scored" not in r:
+                    cell = " - | - |"
+                elif args.score:
                     lo, hi = r["scored"].interval()
-                    cell = f" {r['scored'].score:.3f} [{lo:.3f}, {hi:.3f}] |"
+                    cell = f" {r['scored'].score:.3f} [{lo:.3f}, {hi:.3f}] | {r['runs']} |"
                 print(f"| {r['tool']} | {r['strategy']} | " + " | ".join(f"{r['foo'][b]:.3f}" for b in budgets) +
                       f" |{cell} {r['wall_s']:.2f} |")
             kt_rows = [r for r in rows if r["tool"] == "kernel_tuner"]

@@ -107,8 +107,15 @@ def interval(samples, level=0.95):
 
 
 def space_of_cache(doc):
-    """A Space from a Kernel Tuner cache document (failures: strings or times >= 1e20)."""
+    """A Space from a Kernel Tuner cache document (failures: strings or times >= 1e20) or a T4
+    results document (failures: an invalidity other than "correct")."""
     times = []
+    if "results" in doc and "cache" not in doc:
+        for r in doc["results"]:
+            t = next((m.get("value") for m in r.get("measurements", []) if m.get("name") == "time"), None)
+            ok = r.get("invalidity", "correct") == "correct" and isinstance(t, (int, float))
+            times.append(t if ok else math.nan)
+        return Space(times)
     for v in doc["cache"].values():
         t = v.get("time")
         times.append(t if isinstance(t, (int, float)) and not isinstance(t, bool) and t < 1e20 else math.nan)

@@ -508,6 +508,13 @@ TEST(Auto, AStalledSearchMovesAwayFromItsBest) {
   EXPECT_LE(stalled, 4u);
 }
 
+TEST(Auto, StallHandlingChangesNothingBeforeItsTrialsWithoutANewBest) {
+  // Searches shorter than `stall` trials (the native template searches measure at most 24) are
+  // the searches of auto without stall handling, trial for trial.
+  for (std::uint64_t seed = 0; seed < 3; ++seed)
+    EXPECT_EQ(run("auto", seed, 50), run("auto", seed, 50, {{"stall", 0}}));
+}
+
 TEST(Auto, FindsTheOptimumOfTheFixture) {
   // 554 configurations containing the optimum of convolution_milo on A100 (0.5536 ms).
   int found = 0;
