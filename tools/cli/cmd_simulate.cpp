@@ -187,10 +187,11 @@ void run_simulate(const SimulateArgs& args) {
           data->valid_count(), data->optimum_ms(), data->median_ms(), load_s);
       fmt::print(
           "{}methodology budget (p={}): target {:.4f} ms, {} random evaluations, {:.1f} s "
-          "simulated; score over {}; {} runs\n\n",
+          "simulated{}; {} runs\n\n",
           markdown ? "\n" : "", args.percentile, budget.target_ms, budget.fevals, budget.end_s,
-          by_evaluations ? fmt::format("evaluations {}-{}", budget.start_fevals, budget.fevals)
-                         : std::string("simulated time"),
+          by_evaluations
+              ? fmt::format("; score over evaluations {}-{}", budget.start_fevals, budget.fevals)
+              : std::string(),
           args.runs);
       std::string head = markdown ? "| strategy |" : fmt::format("{:<16}", "strategy");
       std::string rule = markdown ? "|---|" : "";
