@@ -457,7 +457,7 @@ def main():
                 started = time.perf_counter()
                 done = kt_runs(plain, path, s, range(args.runs), run_fevals, keys, args.jobs, args.kt_cache,
                                s in stored_only)
-                print(f"  {os.path.basename(path)}: kernel_tuner {s}, {args.runs} runs in "
+                print(f"  {os.path.basename(path)}: kernel_tuner {s}, {len(done)} runs in "
                       f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
                 errors = [e for _, _, e in done if e]
                 traces = [t for t, _, _ in done if t is not None]
