@@ -21,6 +21,15 @@ With --confirm-runs N, tunekit's auto and the Kernel Tuner strategy that was bes
 are replayed again on N fresh seeds (--confirm-seed onwards, the same for both tools): the best
 of many strategies on few runs is biased upwards, and the fresh runs report each mean with its
 standard error and the difference of the two tools with its standard error.
+
+With --score, every strategy of both tools is also scored by the methodology of Willemsen et al.
+(FGCS 2024) with the budget counted in unique evaluations (scripts/methodology.py: the same
+definitions as `tunekit simulate --score-budget evaluations`), with 95% bootstrap intervals over
+the runs; every run then lasts the methodology budget of its file. After the last file the script
+prints the scores aggregated over the files (their mean), the best Kernel Tuner strategy of each
+file (chosen after the fact) and tunekit's auto minus it, per file and aggregated, with intervals.
+--kt-cache DIR keeps every Kernel Tuner run (one small JSON file per file, strategy, seed and
+evaluation budget) so that no run is replayed twice.
 """
 
 import argparse
@@ -35,6 +44,9 @@ import sys
 import tempfile
 import time
 import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import methodology  # noqa: E402
 
 # Single-objective strategies of Kernel Tuner 1.5 that need no optional package.
 DEFAULT_KT_STRATEGIES = [
@@ -93,6 +105,23 @@ def optimum(cache):
     return min(v["time"] for v in cache["cache"].values() if isinstance(v["time"], (int, float)) and v["time"] < 1e20)
 
 
+def share_cache_reads():
+    """Pool initializer for the quality runs: Kernel Tuner's read_cache keeps what it read, so a
+    worker parses each cache file once instead of twice per run (its simulation runner copies
+    every entry it returns, so sharing the parsed file changes no result; the timing runs do not
+    use this)."""
+    from kernel_tuner import interface, util
+    read = util.read_cache
+    memo = {}
+
+    def read_cache(path, open_cache=True):
+        if (path, open_cache) not in memo:
+            memo[(path, open_cache)] = read(path, open_cache=open_cache)
+        return memo[(path, open_cache)]
+    util.read_cache = read_cache
+    interface.util.read_cache = read_cache
+
+
 def kt_run(args):
     """One Kernel Tuner replay: returns (objective of each unique evaluation in order, wall s)."""
     cache_path, strategy, seed, max_fevals, keys = args
@@ -119,6 +148,37 @@ def kt_run(args):
     return trace, wall, None
 
 
+def kt_cached_run(args):
+    """kt_run through the run store of --kt-cache (None: no store)."""
+    store, run_args = args
+    if store:
+        _, strategy, seed, max_fevals, _ = run_args
+        path = os.path.join(store, strategy, f"seed{seed}_fevals{max_fevals}.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                d = json.load(f)
+            return [math.nan if v is None else v for v in d["trace"]], d["wall_s"], None
+    trace, wall, err = kt_run(run_args)
+    if store and trace is not None:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".tmp", "w") as f:
+            json.dump({"trace": [None if math.isnan(v) else v for v in trace], "wall_s": wall}, f)
+        os.replace(path + ".tmp", path)
+    return trace, wall, err
+
+
+def kt_runs(plain, data_path, strategy, seeds, max_fevals, keys, jobs, cache_dir, stored_only=False):
+    """Kernel Tuner runs of one strategy on the given seeds, from the run store when it has them
+    (with `stored_only`, only the seeds the store has)."""
+    store = os.path.join(cache_dir, os.path.basename(data_path)) if cache_dir else None
+    if store and stored_only:
+        seeds = [seed for seed in seeds
+                 if os.path.exists(os.path.join(store, strategy, f"seed{seed}_fevals{max_fevals}.json"))]
+    todo = [(store, (plain, strategy, seed, max_fevals, keys)) for seed in seeds]
+    with mp.Pool(jobs, initializer=share_cache_reads) as pool:
+        return pool.map(kt_cached_run, todo, chunksize=1)
+
+
 def per_run_fractions(traces, opt, n):
     """Fraction of optimum of each run after its first n unique evaluations (0 without a success)."""
     out = []
@@ -132,20 +192,27 @@ def fraction_of_optimum(traces, opt, n):
     return sum(per_run_fractions(traces, opt, n)) / len(traces)
 
 
-def simulate_row(binary, path, strategy, budgets, runs, seed, threads):
-    """The strategy row of one `tunekit simulate --format json --no-score` report."""
+def simulate_row(binary, path, strategy, budgets, runs, seed, threads, score=False, settings=None):
+    """The strategy row of one `tunekit simulate --format json` report: without `score`, with
+    --no-score; with it, scored with the budget in evaluations and every run's trace."""
     cmd = [binary, "simulate", "--data", path, "--strategy", strategy, "--budget", ",".join(map(str, budgets)),
-           "--runs", str(runs), "--seed", str(seed), "--format", "json", "--no-score", "--threads", str(threads)]
+           "--runs", str(runs), "--seed", str(seed), "--format", "json", "--threads", str(threads)]
+    cmd += ["--score-budget", "evaluations", "--traces"] if score else ["--no-score"]
+    if settings:
+        cmd += ["--settings", settings]
     report = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
     return report[0]["strategies"][0]
 
 
-def tunekit_results(binary, path, strategies, budgets, runs, threads):
+def tunekit_results(binary, path, strategies, budgets, runs, threads, score=False, settings=None):
     out = {}
     for s in strategies:
-        row = simulate_row(binary, path, s, budgets, runs, 0, threads)
+        row = simulate_row(binary, path, s, budgets, runs, 0, threads, score, settings if s == "auto" else None)
         out[s] = {"foo": by_budget(row["fraction_of_optimum"]),
                   "foo_per_run": by_budget(row["fraction_of_optimum_per_run"])}
+        if score:
+            out[s]["traces"] = [[math.nan if v is None else v for v in t] for t in row["objective_ms_per_run"]]
+            out[s]["score_cpp"] = row["score"]
         # Wall time of one complete replay, as Kernel Tuner's is measured: one process, one run,
         # including loading the data.
         walls = []
@@ -258,6 +325,46 @@ def timing(binary, path, plain, keys, kt_strategies, budget, repeats):
     return {s: median(w) for s, w in walls.items() if w}
 
 
+def print_aggregate(files):
+    """Scores aggregated over the files (their mean, with bootstrap intervals), the best Kernel
+    Tuner strategy of each file (chosen after the fact) and tunekit's auto minus it."""
+    names = {}
+    for fr in files:
+        for r in fr["rows"]:
+            if "scored" in r:
+                names.setdefault((r["tool"], r["strategy"]), []).append(r["scored"])
+    print(f"### Methodology score (budget in evaluations) aggregated over {len(files)} files\n")
+    print("| tool | strategy | mean score [95% CI] |\n|---|---|---|")
+    for (tool, strat), scs in names.items():
+        if len(scs) != len(files):
+            continue
+        m = sum(sc.score for sc in scs) / len(scs)
+        lo, hi = methodology.interval(sum(sc.samples for sc in scs) / len(scs))
+        print(f"| {tool} | {strat} | {m:.3f} [{lo:.3f}, {hi:.3f}] |")
+    print("\n| file | auto [95% CI] | best Kernel Tuner strategy [95% CI] | auto minus it [95% CI] |\n|---|---|---|---|")
+    diffs, autos, bests = [], [], []
+    for fr in files:
+        kt = [r for r in fr["rows"] if r["tool"] == "kernel_tuner" and "scored" in r]
+        auto = next((r for r in fr["rows"] if r["tool"] == "tunekit" and r["strategy"] == "auto" and "scored" in r), None)
+        if not kt or auto is None:
+            continue
+        best = max(kt, key=lambda r: r["scored"].score)
+        a, b = auto["scored"], best["scored"]
+        d = a.samples - b.samples
+        diffs.append(d)
+        autos.append(a)
+        bests.append(b)
+        ci = lambda sc: "[{:.3f}, {:.3f}]".format(*sc.interval())
+        print(f"| {os.path.basename(fr['data'])} | {a.score:.3f} {ci(a)} | {best['strategy']} {b.score:.3f} {ci(b)} | "
+              f"{a.score - b.score:+.3f} [{methodology.interval(d)[0]:+.3f}, {methodology.interval(d)[1]:+.3f}] |")
+    if diffs:
+        m = sum(a.score - b.score for a, b in zip(autos, bests)) / len(diffs)
+        lo, hi = methodology.interval(sum(diffs) / len(diffs))
+        ma = sum(a.score for a in autos) / len(autos)
+        mb = sum(b.score for b in bests) / len(bests)
+        print(f"| mean over the files | {ma:.3f} | {mb:.3f} | {m:+.3f} [{lo:+.3f}, {hi:+.3f}] |\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("data", nargs="+", help="brute-forced files (.json or .json.gz, Kernel Tuner cache or T4)")
@@ -278,10 +385,27 @@ def main():
     ap.add_argument("--confirm-seed", type=int, default=1000, help="first seed of the confirmation runs")
     ap.add_argument("--kt-json", help="reuse the Kernel Tuner rows of an earlier --json report (same runs and "
                                       "budgets) instead of replaying Kernel Tuner again")
+    ap.add_argument("--score", action="store_true",
+                    help="also score every strategy by the methodology (budget in evaluations, 95%% bootstrap "
+                         "intervals), runs lasting the methodology budget; aggregate over the files at the end")
+    ap.add_argument("--kt-cache", help="directory keeping every Kernel Tuner run, reused by later runs of the script")
+    ap.add_argument("--kt-stored-only", default="",
+                    help="Kernel Tuner strategies (comma list) taken only from the runs --kt-cache holds, however "
+                         "many of the --runs seeds that is (the table's runs column says how many)")
+    ap.add_argument("--tunekit-settings", help="settings (JSON) of tunekit's auto")
+    ap.add_argument("--tunekit-settings-per-file",
+                    help="JSON file {data file name: settings of auto}, e.g. the setting that scripts/auto_loso.py "
+                         "chose without that file (--picks-out); files it does not name use --tunekit-settings")
+    ap.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples of the intervals")
     args = ap.parse_args()
     if args.runs < 1 or args.confirm_runs < 0 or args.jobs < 1 or args.timing_repeats < 0:
         ap.error("need --runs >= 1, --confirm-runs >= 0, --jobs >= 1 and --timing-repeats >= 0")
 
+    stored_only = set(x for x in args.kt_stored_only.split(",") if x)
+    per_file = {}
+    if args.tunekit_settings_per_file:
+        with open(args.tunekit_settings_per_file) as f:
+            per_file = json.load(f)
     import kernel_tuner
     budgets = [int(b) for b in args.budgets.split(",")]
     old = read_kt_json(args.kt_json, args.runs, budgets) if args.kt_json else None
@@ -327,12 +451,13 @@ def main():
                         if "foo_per_run" in r:
                             row["foo_per_run"] = by_budget(r["foo_per_run"])
                         rows.append(row)
+            space = methodology.space_of_cache(doc) if args.score else None
+            run_fevals = max(max(budgets), space.fevals) if args.score else max(budgets)
             for s in ([] if earlier is not None else kt_strategies):
-                jobs = [(plain, s, r, max(budgets), keys) for r in range(args.runs)]
                 started = time.perf_counter()
-                with mp.Pool(args.jobs) as pool:
-                    done = pool.map(kt_run, jobs)
-                print(f"  {os.path.basename(path)}: kernel_tuner {s}, {args.runs} runs in "
+                done = kt_runs(plain, path, s, range(args.runs), run_fevals, keys, args.jobs, args.kt_cache,
+                               s in stored_only)
+                print(f"  {os.path.basename(path)}: kernel_tuner {s}, {len(done)} runs in "
                       f"{time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
                 errors = [e for _, _, e in done if e]
                 traces = [t for t, _, _ in done if t is not None]
@@ -340,20 +465,46 @@ def main():
                     print(f"  kernel_tuner {s}: skipped ({errors[0] if errors else 'no result'})", file=sys.stderr)
                     continue
                 walls = [w for _, w, _ in done]
-                rows.append({"tool": "kernel_tuner", "strategy": s,
-                             "foo": {b: fraction_of_optimum(traces, opt, b) for b in budgets},
-                             "foo_per_run": {b: per_run_fractions(traces, opt, b) for b in budgets},
-                             "wall_s": sum(walls) / len(walls)})
-            tk = tunekit_results(args.tunekit, path, tk_strategies, budgets, args.runs, args.jobs)
+                row = {"tool": "kernel_tuner", "strategy": s, "runs": len(traces),
+                       "foo": {b: fraction_of_optimum(traces, opt, b) for b in budgets},
+                       "foo_per_run": {b: per_run_fractions(traces, opt, b) for b in budgets},
+                       "wall_s": sum(walls) / len(walls)}
+                if args.score:
+                    row["scored"] = methodology.Scored(space, traces, args.resamples, seed=1)
+                rows.append(row)
+            settings = per_file.get(os.path.basename(path), args.tunekit_settings)
+            if settings:
+                print(f"  tunekit auto on {os.path.basename(path)}: settings {settings}", file=sys.stderr)
+            tk = tunekit_results(args.tunekit, path, tk_strategies, budgets, args.runs, args.jobs, args.score,
+                                 settings)
             for s in tk_strategies:
-                rows.append({"tool": "tunekit", "strategy": s, "foo": tk[s]["foo"], "foo_per_run": tk[s]["foo_per_run"],
-                             "wall_s": tk[s]["wall_s"]})
+                row = {"tool": "tunekit", "strategy": s, "runs": args.runs, "foo": tk[s]["foo"], "foo_per_run": tk[s]["foo_per_run"],
+                       "wall_s": tk[s]["wall_s"]}
+                if args.score:
+                    row["scored"] = methodology.Scored(space, tk[s]["traces"], args.resamples, seed=2)
+                    # The script's score of tunekit's runs is tunekit's own (the same definitions).
+                    if abs(row["scored"].score - tk[s]["score_cpp"]) > 1e-6:
+                        print(f"  warning: {s}: score {row['scored'].score:.6f} here, {tk[s]['score_cpp']:.6f} "
+                              "from tunekit simulate", file=sys.stderr)
+                rows.append(row)
             print(f"### {os.path.basename(path)} (optimum {opt:.4f} ms)\n")
-            print("| tool | strategy | " + " | ".join(f"FoO@{b}" for b in budgets) + " | s/run |")
-            print("|---|---|" + "---|" * len(budgets) + "---|")
+            if args.score:
+                print(f"methodology budget: {space.start_fevals}-{space.fevals} evaluations; score with its 95% "
+                      f"bootstrap interval ({args.resamples} resamples of the runs)\n")
+            if settings:
+                print(f"tunekit auto settings: `{settings}`\n")
+            score_head = " score [95% CI] | runs |" if args.score else ""
+            print("| tool | strategy | " + " | ".join(f"FoO@{b}" for b in budgets) + " |" + score_head + " s/run |")
+            print("|---|---|" + "---|" * len(budgets) + ("---|---|" if args.score else "") + "---|")
             for r in rows:
+                cell = ""
+                if args.score and "scored" not in r:
+                    cell = " - | - |"
+                elif args.score:
+                    lo, hi = r["scored"].interval()
+                    cell = f" {r['scored'].score:.3f} [{lo:.3f}, {hi:.3f}] | {r['runs']} |"
                 print(f"| {r['tool']} | {r['strategy']} | " + " | ".join(f"{r['foo'][b]:.3f}" for b in budgets) +
-                      f" | {r['wall_s']:.2f} |")
+                      f" |{cell} {r['wall_s']:.2f} |")
             kt_rows = [r for r in rows if r["tool"] == "kernel_tuner"]
             best = {b: max(kt_rows, key=lambda r: r["foo"][b]) for b in budgets} if kt_rows else {}
             if kt_rows and "auto" in tk:
@@ -369,7 +520,9 @@ def main():
                                                     mean_and_se(best[b]["foo_per_run"][b])) for b in budgets]
                     print("auto minus the best Kernel Tuner strategy on these runs (+- one standard error): " +
                           ", ".join(diffs) + "\n")
-            file_report = {"data": path, "optimum_ms": opt, "rows": rows}
+            file_report = {"data": path, "optimum_ms": opt, "rows": rows, "tunekit_auto_settings": settings}
+            if args.score:
+                file_report["methodology_fevals"] = [space.start_fevals, space.fevals]
             if args.confirm_runs > 0 and kt_rows:
                 # The best of many strategies on the same runs is biased upwards (the largest of several
                 # noisy means); fresh seeds measure the chosen strategies without that bias.
@@ -402,6 +555,14 @@ def main():
                 print("|---|" + "---|" * len(t) + "")
                 print("| s | " + " | ".join(f"{v:.2f}" for v in t.values()) + " |\n")
             report["files"].append(file_report)
+    if args.score and not args.timing_only:
+        print_aggregate(report["files"])
+    for fr in report["files"]:
+        for r in fr.get("rows", []):
+            sc = r.pop("scored", None)
+            if sc is not None:
+                r["score"] = sc.score
+                r["score_ci95"] = list(sc.interval())
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)

@@ -100,6 +100,9 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
       {"good_fraction", [](AutoSettings& a, const J& v) { a.good_fraction = fraction_of(v); }},
       {"recombine_parents", [](AutoSettings& a, const J& v) { a.recombine_parents = pool_of(v); }},
       {"stagnation", [](AutoSettings& a, const J& v) { a.stagnation = integer_in(v, 0); }},
+      {"stall", [](AutoSettings& a, const J& v) { a.stall = integer_in(v, 0); }},
+      {"stall_pool",
+       [](AutoSettings& a, const J& v) { a.stall_pool = integer_in(v, 1, kMaxPool); }},
       {"repair", [](AutoSettings& a, const J& v) { a.repair = setting::boolean(v); }},
       {"bootstrap", [](AutoSettings& a, const J& v) { a.bootstrap = setting::boolean(v); }},
       {"generator",
@@ -579,6 +582,17 @@ std::optional<Config> AutoStrategy::global_pick() {
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return scores_[a] > scores_[b]; });
   pool_.clear(space_->knob_count());
+  if (settings_.stall > 0 && since_best_ >= settings_.stall) {
+    // Stalled: the moves around the best have stopped paying, so the model ranks a wide random
+    // sample of the unvisited configurations instead (a global Thompson-sampling step).
+    for (std::size_t i = 0; i < settings_.stall_pool; ++i) {
+      auto c = space_->random_valid(rng_, 10000);
+      if (!c) break;
+      offer(c->index(), c->knobs());
+    }
+    auto c = pick();
+    return c ? c : random_unvisited();
+  }
   const bool stagnating = settings_.stagnation > 0 && since_best_ >= settings_.stagnation;
   for (std::size_t i = 0; i < std::min(stagnating ? 0 : settings_.top_k, order.size()); ++i) {
     if (!(scores_[order[i]] > 0.0)) break;

@@ -94,6 +94,7 @@ MethodologyBudget methodology_budget(const ReplayData& data, const MethodologySe
     (e.ok() ? valid_totals : failed_totals).push_back(e.total_ms() * 1e-3);
   }
   b.median_total_s = median_of(totals);
+  b.start_fevals = start_fevals;
   b.start_s = static_cast<double>(start_fevals) * b.median_total_s;
   b.end_s = static_cast<double>(b.fevals) * b.median_total_s;
   b.time_per_feval_s = median_of(valid_totals);
@@ -134,18 +135,20 @@ double methodology_score(const ReplayData& data, std::span<const ReplayTrace> ru
   };
   const double no_result =
       std::min(static_cast<double>(n - 1), std::nearbyint(static_cast<double>(n + 1) / 2.0));
+  const bool by_evaluations = settings.axis == MethodologySettings::Axis::kEvaluations;
+  const double from = by_evaluations ? static_cast<double>(b.start_fevals) : b.start_s;
+  const double to = by_evaluations ? static_cast<double>(b.fevals) : b.end_s;
   double sum = 0.0;
   std::size_t used = 0;
   for (std::size_t p = 0; p < points; ++p) {
-    const double x = b.start_s + (b.end_s - b.start_s) * static_cast<double>(p) /
-                                     static_cast<double>(points - 1);
-    const auto draws =
-        static_cast<std::uint64_t>(std::max(1.0, std::nearbyint(x / b.time_per_feval_s)));
+    const double x = from + (to - from) * static_cast<double>(p) / static_cast<double>(points - 1);
+    const auto draws = static_cast<std::uint64_t>(
+        std::max(1.0, std::nearbyint(by_evaluations ? x : x / b.time_per_feval_s)));
     const double fr = random_search_expected_ms(data, draws);
     if (std::isnan(fr) || std::abs(fr - opt) < 1e-12 * opt) continue;
     double mean_pos = 0.0;
     for (const auto& r : runs) {
-      const double best = r.best_at_clock(x);
+      const double best = by_evaluations ? r.best_after(draws) : r.best_at_clock(x);
       mean_pos += std::isnan(best) ? no_result : position(best);
     }
     mean_pos /= static_cast<double>(runs.size());

@@ -169,6 +169,11 @@ expect_ok torn-show "$TK" results show torn.csv --threads 1
 CONV="$SRC/tests/data/autotvm/convolution_subset.json.gz"
 expect_ok simulate "$TK" simulate --data "$CONV" --budget 20,10,20 --runs 2 --no-score --threads 1 --format json
 grep -q '"fraction_of_optimum_per_run"' out.txt && grep -q '"10"' out.txt && pass || fail "simulate: json keys"
+expect_ok simulate-evaluations "$TK" simulate --data "$CONV" --budget 10 --runs 2 --threads 1 \
+  --score-budget evaluations --traces --format json
+grep -q '"objective_ms_per_run"' out.txt && grep -q '"score_budget": "evaluations"' out.txt && pass ||
+  fail "simulate: --score-budget evaluations --traces"
+expect_fail simulate-score-budget "--score-budget" "$TK" simulate --data "$CONV" --score-budget trials
 expect_fail simulate-negative-budget "--budget" "$TK" simulate --data "$CONV" --budget -5
 expect_fail simulate-no-runs "--runs" "$TK" simulate --data "$CONV" --runs 0
 expect_fail simulate-percentile "--percentile" "$TK" simulate --data "$CONV" --percentile 1.5

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -34,7 +35,9 @@ struct SimulateArgs {
   std::string settings = "{}";
   double percentile = 0.95;
   std::string format = "table";
+  std::string score_budget = "time";
   bool no_score = false;
+  bool traces = false;
 };
 
 std::vector<std::size_t> parse_budgets(const std::string& text) {
@@ -124,6 +127,9 @@ void run_simulate(const SimulateArgs& args) {
       args.threads ? args.threads : std::max(1u, std::thread::hardware_concurrency());
   tunekit::MethodologySettings ms;
   ms.cutoff_percentile = args.percentile;
+  if (args.score_budget == "evaluations")
+    ms.axis = tunekit::MethodologySettings::Axis::kEvaluations;
+  const bool by_evaluations = ms.axis == tunekit::MethodologySettings::Axis::kEvaluations;
   const bool markdown = args.format == "markdown";
   const bool json = args.format == "json";
   nlohmann::json report = nlohmann::json::array();
@@ -167,6 +173,8 @@ void run_simulate(const SimulateArgs& args) {
                                   {"median_ms", data->median_ms()},
                                   {"methodology_fevals", budget.fevals},
                                   {"methodology_time_s", budget.end_s},
+                                  {"methodology_start_fevals", budget.start_fevals},
+                                  {"score_budget", args.score_budget},
                                   {"load_s", load_s},
                                   {"runs", args.runs},
                                   {"strategies", nlohmann::json::array()}};
@@ -179,8 +187,11 @@ void run_simulate(const SimulateArgs& args) {
           data->valid_count(), data->optimum_ms(), data->median_ms(), load_s);
       fmt::print(
           "{}methodology budget (p={}): target {:.4f} ms, {} random evaluations, {:.1f} s "
-          "simulated; {} runs\n\n",
+          "simulated{}; {} runs\n\n",
           markdown ? "\n" : "", args.percentile, budget.target_ms, budget.fevals, budget.end_s,
+          by_evaluations
+              ? fmt::format("; score over evaluations {}-{}", budget.start_fevals, budget.fevals)
+              : std::string(),
           args.runs);
       std::string head = markdown ? "| strategy |" : fmt::format("{:<16}", "strategy");
       std::string rule = markdown ? "|---|" : "";
@@ -202,8 +213,11 @@ void run_simulate(const SimulateArgs& args) {
       tunekit::SimulationOptions so;
       so.strategy = s;
       so.settings = settings;
+      // The score needs every run to last the methodology budget, in time or in evaluations.
       so.evaluations = max_budget;
-      so.time_s = args.no_score ? 0.0 : budget.end_s;
+      if (!args.no_score && by_evaluations)
+        so.evaluations = std::max<std::size_t>(max_budget, budget.fevals);
+      so.time_s = args.no_score || by_evaluations ? 0.0 : budget.end_s;
       so.runs = args.runs;
       so.seed = args.seed;
       so.threads = threads;
@@ -227,6 +241,18 @@ void run_simulate(const SimulateArgs& args) {
         line += markdown ? fmt::format(" {:.3f} |", score) : fmt::format("{:>10.3f}", score);
       }
       line += markdown ? fmt::format(" {:.3f} |", wall) : fmt::format("{:>10.3f}", wall);
+      if (args.traces) {
+        // The objective of every unique evaluation of every run (null: a failure), so that
+        // other tools can compute their own metrics and intervals from the same runs.
+        nlohmann::json per_run = nlohmann::json::array();
+        for (const auto& t : *traces) {
+          nlohmann::json one = nlohmann::json::array();
+          for (double v : t.time_ms)
+            one.push_back(std::isnan(v) ? nlohmann::json() : nlohmann::json(v));
+          per_run.push_back(std::move(one));
+        }
+        row["objective_ms_per_run"] = std::move(per_run);
+      }
       file_report["strategies"].push_back(row);
       if (!json) {
         fmt::print("{}\n", line);
@@ -263,6 +289,12 @@ void register_simulate_command(CLI::App& app) {
                   "Worker threads (default: all cores; results do not depend on it)");
   cmd->add_option("--settings", args->settings, "Strategy settings as a JSON object");
   cmd->add_option("--percentile", args->percentile, "Methodology cutoff percentile (default 0.95)");
+  cmd->add_option("--score-budget", args->score_budget,
+                  "What the methodology budget counts: time (simulated, the default) or "
+                  "evaluations (unique configurations measured)")
+      ->check(CLI::IsMember({"time", "evaluations"}));
+  cmd->add_flag("--traces", args->traces,
+                "With --format json: the objective (ms) of every evaluation of every run");
   cmd->add_flag("--no-score", args->no_score,
                 "Skip the methodology score (runs stop after the evaluations)");
   cmd->add_option("--format", args->format, "table, markdown or json (default table)")

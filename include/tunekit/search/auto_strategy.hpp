@@ -98,6 +98,14 @@ struct AutoSettings {
   /// the next improvement, so the model's picks come from the random pool only and a local
   /// optimum cannot hold the search (0 = never).
   std::size_t stagnation = 0;
+  /// Stall handling: after this many trials without a new best (0 = never), while unvisited
+  /// configurations remain, the search hands over to the model globally: the candidates are
+  /// `stall_pool` random unvisited valid configurations only (no moves around the best), ranked
+  /// by the posterior draw, until a trial improves on the best. 50 was chosen by
+  /// leave-one-space-out on the replay data (docs/search.md, "Held-out evaluation"); 0 is auto as
+  /// it was before.
+  std::size_t stall = 50;
+  std::size_t stall_pool = 1024;
   /// Probability of measuring a random unvisited configuration instead of the model's pick
   /// (epsilon-greedy). 0 by default: the posterior draw and the random candidates already
   /// explore, and 0.05 was behind on every replay file at 50, 100 and 200 evaluations
@@ -124,7 +132,8 @@ struct AutoSettings {
   /// "eta", "min_child_weight" and "max_depth" the boosted trees; "pair_*" the pairwise
   /// model). Every value is checked, whichever model uses it.
   /// Ranges:  counts are integers >= 0; initial, refit_divisor >= 1; design_pool in [1, 10^4];
-  ///          pools, pack_size, pack_children, recombine_parents and top_k at most 10^6; trees and
+  ///          pools, pack_size, pack_children, recombine_parents and top_k at most 10^6, stall_pool
+  ///          at least 1; stall >= 0; trees and
   ///          ts_trees in [1, 10^4], refresh_trees in [0, 10^4]; max_depth in [1, 64] (at most 12
   ///          with model gbt); min_samples_leaf in [1, 10^6], min_samples_split in [2, 10^6];
   ///          rounds in [1, 10^6]; pair_max_rows >= 2; feature_fraction, good_fraction and eta in
@@ -152,6 +161,8 @@ struct AutoSettings {
 /// 4. Measure the unvisited candidate the draw ranks first, ties broken at random (with
 ///    probability epsilon, 0 by default, a random unvisited configuration instead). The draw
 ///    is Thompson sampling: knob values and pairs the trials do not pin down keep being tried.
+/// 5. After `stall` (50) trials without a new best, the candidates are random unvisited
+///    configurations only, until a trial improves on the best (AutoSettings::stall).
 /// The neighbourhood makes it a local search ordered by the model, the recombinations exploit
 /// knobs whose good values are shared by the best configurations, and the random pool lets the
 /// model jump to distant regions it ranks higher. Every choice is seeded.

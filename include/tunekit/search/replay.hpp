@@ -45,8 +45,13 @@ struct MethodologySettings {
   double cutoff_percentile = 0.95;
   /// p of the target that starts the scored range.
   double cutoff_percentile_start = 0.01;
-  /// Points of the time grid the score averages over.
+  /// Points of the grid the score averages over.
   std::size_t resolution = 1000;
+  /// What the budget counts: simulated time (the recorded compile, benchmark and framework times
+  /// charged per evaluation, as the reference software does) or unique evaluations (the scored
+  /// range is fevals(cutoff_percentile_start) to fevals evaluations and the random baseline makes
+  /// one draw per evaluation), so that neither tool's time accounting enters the score.
+  enum class Axis { kTime, kEvaluations } axis = Axis::kTime;
 };
 
 /// The time budget the methodology derives from the data.
@@ -54,10 +59,11 @@ struct MethodologyBudget {
   double target_ms = 0.0;  ///< t* of cutoff_percentile
   std::uint64_t fevals =
       0;  ///< ceil(i / (N + 1 - i)), i = valid configs worse than t*, N = valid configs
-  double median_total_s = 0.0;    ///< median recorded time of one evaluation (all time keys)
-  double start_s = 0.0;           ///< fevals(cutoff_percentile_start) * median_total_s
-  double end_s = 0.0;             ///< fevals * median_total_s
-  double time_per_feval_s = 0.0;  ///< median over valid + fraction failed * median over failed
+  double median_total_s = 0.0;     ///< median recorded time of one evaluation (all time keys)
+  std::uint64_t start_fevals = 0;  ///< fevals of cutoff_percentile_start
+  double start_s = 0.0;            ///< fevals(cutoff_percentile_start) * median_total_s
+  double end_s = 0.0;              ///< fevals * median_total_s
+  double time_per_feval_s = 0.0;   ///< median over valid + fraction failed * median over failed
 };
 
 /// The budget of `data` under `settings`.
@@ -77,6 +83,9 @@ double random_search_expected_ms(const ReplayData& data, std::uint64_t draws);
 /// not values, matches the baseline (a value at an expected position) and upstream, which fits
 /// positions by isotonic regression. 0 = random search, 1 = optimum at once, < 0 = worse than
 /// random. Points where f_r == f_opt are skipped. Runs should last at least end_s.
+/// With Axis::kEvaluations the grid is x in [start_fevals, fevals] evaluations, f_r(x) is the
+/// baseline at M = max(round(x), 1) draws and f_s(x) uses each run's best among its first M
+/// evaluations (a run that stopped earlier keeps its last best); runs should last fevals.
 double methodology_score(const ReplayData& data, std::span<const ReplayTrace> runs,
                          const MethodologySettings& settings = {});
 

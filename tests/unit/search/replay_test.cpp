@@ -426,6 +426,37 @@ TEST(Metrics, MethodologyScoreOfOracleAndWorstRuns) {
   EXPECT_LT(methodology_score(d, w), 0.0);
 }
 
+TEST(Metrics, MethodologyScoreInEvaluationsIgnoresTheClock) {
+  // With the budget in evaluations, only the order of the objectives counts: the same runs on
+  // a clock 1000 times slower score the same, and the oracle still scores 1.
+  std::vector<double> t;
+  for (int i = 1; i <= 100; ++i) t.push_back(i);
+  const ReplayData d = synthetic(t);
+  MethodologySettings ms;
+  ms.axis = MethodologySettings::Axis::kEvaluations;
+  const auto b = methodology_budget(d, ms);
+  EXPECT_EQ(b.fevals, 25u);
+  EXPECT_EQ(b.start_fevals, 1u);
+  ReplayTrace fast, slow, oracle;
+  for (int i = 0; i < 30; ++i) {
+    const double v = 100.0 - 3.0 * i;
+    fast.clock_s.push_back(i + 1);
+    fast.time_ms.push_back(v);
+    slow.clock_s.push_back(1000.0 * (i + 1));
+    slow.time_ms.push_back(v);
+    oracle.clock_s.push_back(1e6);
+    oracle.time_ms.push_back(i == 0 ? 1.0 : 50.0);
+  }
+  std::vector<ReplayTrace> f{fast}, s{slow}, o{oracle};
+  EXPECT_DOUBLE_EQ(methodology_score(d, f, ms), methodology_score(d, s, ms));
+  EXPECT_NE(methodology_score(d, f), methodology_score(d, s));  // on the time axis they differ
+  EXPECT_NEAR(methodology_score(d, o, ms), 1.0, 1e-12);
+  // A run that stopped early keeps its last best: the oracle cut after one evaluation is 1 too.
+  o[0].time_ms.resize(1);
+  o[0].clock_s.resize(1);
+  EXPECT_NEAR(methodology_score(d, o, ms), 1.0, 1e-12);
+}
+
 TEST(Simulate, RunsAreReproducibleAndIndependentOfThreads) {
   auto data = std::make_shared<const ReplayData>(ReplayData::load(kFixture).value());
   SimulationOptions so;

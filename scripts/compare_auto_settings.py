@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Two settings of tunekit's `auto` on the same runs: fraction of optimum per budget (mean, and the
+paired difference of the runs of the same seed, with standard errors), the methodology score with
+the budget in evaluations (95% bootstrap intervals) and the runs that stalled: below the optimum at
+the last budget without any improvement since the budget before it.
+
+Usage (see docs/search.md, "Held-out evaluation"):
+    python3 scripts/compare_auto_settings.py --tunekit build/tools/cli/tunekit --runs 100 --seed 0 \\
+        --before '{"stall": 0}' --after '{}' FILE ...
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import methodology  # noqa: E402
+
+
+def mean_se(xs):
+    m = sum(xs) / len(xs)
+    v = sum((x - m) ** 2 for x in xs) / (len(xs) - 1) if len(xs) > 1 else 0.0
+    return m, math.sqrt(v / len(xs))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("data", nargs="+")
+    ap.add_argument("--tunekit", required=True)
+    ap.add_argument("--before", required=True, help="settings of auto (JSON)")
+    ap.add_argument("--after", required=True, help="settings of auto (JSON)")
+    ap.add_argument("--budgets", default="50,100,200")
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    budgets = args.budgets.split(",")
+    print(f"auto `{args.before}` (before) against `{args.after}` (after), {args.runs} runs, seeds "
+          f"{args.seed}-{args.seed + args.runs - 1}; mean +- standard error, the difference paired by seed\n")
+    print("| file | " + " | ".join(f"FoO@{b} before / after / difference" for b in budgets) +
+          " | score before [95% CI] | score after [95% CI] | stalled runs before / after |\n|---|" +
+          "---|" * (len(budgets) + 3))
+    for path in args.data:
+        rows = {}
+        for name, settings in (("before", args.before), ("after", args.after)):
+            cmd = [args.tunekit, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
+                   "--budget", args.budgets, "--runs", str(args.runs), "--seed", str(args.seed), "--threads",
+                   str(args.threads), "--score-budget", "evaluations", "--format", "json", "--traces"]
+            rows[name] = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[0][
+                "strategies"][0]
+        space = methodology.space_of_file(path)
+        cells = []
+        for b in budgets:
+            x, y = rows["before"]["fraction_of_optimum_per_run"][b], rows["after"]["fraction_of_optimum_per_run"][b]
+            (mx, sx), (my, sy), (md, sd) = mean_se(x), mean_se(y), mean_se([q - p for p, q in zip(x, y)])
+            cells.append(f"{mx:.4f} +- {sx:.4f} / {my:.4f} +- {sy:.4f} / {md:+.4f} +- {sd:.4f}")
+        for name in ("before", "after"):
+            traces = [[math.nan if v is None else v for v in t] for t in rows[name]["objective_ms_per_run"]]
+            sc = methodology.Scored(space, traces)
+            lo, hi = sc.interval()
+            cells.append(f"{sc.score:.3f} [{lo:.3f}, {hi:.3f}]")
+        def stalled(row):
+            a, b = row["fraction_of_optimum_per_run"][budgets[-2]], row["fraction_of_optimum_per_run"][budgets[-1]]
+            return sum(1 for p, q in zip(a, b) if q == p and q < 1.0)
+        cells.append(f"{stalled(rows['before'])} / {stalled(rows['after'])}" if len(budgets) > 1 else "-")
+        print(f"| {os.path.basename(path)} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
