@@ -316,6 +316,7 @@ void TuningContext::set_filename(std::string name, bool insert_ordinal) {
 
 std::string TuningContext::filename() const {
   std::lock_guard lock(mutex_);
+  if (pinned_filename_) return *pinned_filename_;
   if (env_filename_) return insert_device_ordinal(*env_filename_, device_ordinal());
   if (api_filename_) return *api_filename_;
   return insert_device_ordinal(kDefaultResultsFilename, device_ordinal());
@@ -590,6 +591,7 @@ Status TuningContext::reset() {
     std::lock_guard lock(mutex_);
     numerics_ = NumericalCheck{};
     api_filename_.reset();
+    pinned_filename_.reset();
     api_untuned_filename_.reset();
     if (api_verbose_filename_ != "err") (void)log::set_sink("err");
     api_verbose_filename_ = "err";
@@ -605,6 +607,29 @@ Status TuningContext::reset() {
   results_.clear();
   untuned_.clear();
   return reload_environment();
+}
+
+void TuningContext::pin(const PinnedSettings& pinned) {
+  if (pinned.verbose && (*pinned.verbose < 0 || *pinned.verbose > 3)) {
+    throw Error(StatusCode::kInvalidArgument,
+                "pin: verbose level must be 0..3, got " + std::to_string(*pinned.verbose));
+  }
+  if (pinned.threads) threads_.pin(*pinned.threads < 0 ? 0 : *pinned.threads);
+  if (pinned.max_tuning_duration_ms) {
+    max_tuning_duration_ms_.pin(clamp_limit(*pinned.max_tuning_duration_ms));
+  }
+  if (pinned.max_tuning_iterations) {
+    max_tuning_iterations_.pin(clamp_limit(*pinned.max_tuning_iterations));
+  }
+  if (pinned.verbose) {
+    verbose_.pin(*pinned.verbose);
+    apply_verbose();
+  }
+  if (pinned.filename) {
+    std::lock_guard lock(mutex_);
+    pinned_filename_ = pinned.filename;
+  }
+  results_.touch();
 }
 
 // The template search's share of the budget (TUNEKIT_MAX_SEARCH_TRIALS,

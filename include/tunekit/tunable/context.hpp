@@ -110,6 +110,16 @@ struct TuningSettings {
   measure::CpuWaitFn cpu_wait = nullptr;
 };
 
+/// Values a program's command line gives (tools/cli): each one set wins over the API and over
+/// its TUNEKIT_* variable, until TuningContext::reset().
+struct PinnedSettings {
+  std::optional<std::string> filename;  ///< results file, used as given (no ordinal inserted)
+  std::optional<int> threads;           ///< <= 0 -> default (usable cores)
+  std::optional<long long> max_tuning_duration_ms;  ///< negative -> 0; 0 = off
+  std::optional<long long> max_tuning_iterations;   ///< negative -> 0; 0 = off
+  std::optional<int> verbose;                       ///< 0..3
+};
+
 /// Process-wide TunableOp settings and state. Obtain it with tuning_context().
 ///
 /// Every setting has a setter/getter and an environment variable TUNEKIT_<NAME>; a set variable
@@ -352,6 +362,10 @@ class TuningContext {
   /// Restores every API setting to its default, re-reads the environment, drops all results,
   /// verdicts and the untuned dedup set, and re-arms the lazy results-file load. Validators stay.
   Status reset();
+  /// Pins the settings `pinned` holds (the others keep their state): they win over the API and
+  /// the environment until reset(), without touching the process environment.
+  /// Errors: throws Error(kInvalidArgument) for a verbose level outside 0..3.
+  void pin(const PinnedSettings& pinned);
   /// The settings snapshot for one tuning.
   /// Errors: kInvalidArgument for a malformed TUNEKIT_NUMERICAL_CHECK or environment.
   Expected<TuningSettings> tuning_settings() const;
@@ -369,17 +383,30 @@ class TuningContext {
     }
     void set(T v) noexcept { api_.store(v, std::memory_order_relaxed); }
     void set_env(std::optional<T> v) noexcept {
+      if (pinned_.load(std::memory_order_relaxed)) return;
       if (v) env_.store(*v, std::memory_order_relaxed);
       has_env_.store(v.has_value(), std::memory_order_release);
     }
+    // A pinned value takes the environment's place (dispatch reads it the same way).
+    void pin(T v) noexcept {
+      pinned_.store(true, std::memory_order_relaxed);
+      env_.store(v, std::memory_order_relaxed);
+      has_env_.store(true, std::memory_order_release);
+    }
     bool overridden() const noexcept { return has_env_.load(std::memory_order_acquire); }
-    void reset() noexcept { api_.store(def_, std::memory_order_relaxed); }
+    void reset() noexcept {
+      api_.store(def_, std::memory_order_relaxed);
+      if (pinned_.exchange(false, std::memory_order_relaxed)) {
+        has_env_.store(false, std::memory_order_release);
+      }
+    }
 
    private:
     T def_;
     std::atomic<T> api_;
     std::atomic<T> env_{};
     std::atomic<bool> has_env_{false};
+    std::atomic<bool> pinned_{false};
   };
 
   void register_builtin_validators();
@@ -408,7 +435,7 @@ class TuningContext {
 
   mutable std::mutex mutex_;  // guards everything below
   NumericalCheck numerics_{};
-  std::optional<std::string> api_filename_, env_filename_;
+  std::optional<std::string> api_filename_, env_filename_, pinned_filename_;
   std::optional<std::string> api_untuned_filename_, env_untuned_filename_;
   std::string api_verbose_filename_ = "err";
   std::optional<std::string> env_verbose_filename_;
