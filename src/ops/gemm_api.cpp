@@ -83,7 +83,7 @@ namespace {
 /// The thread count and settle hook of prepare_gemm_context().
 void apply_gemm_threads(TuningContext& ctx) {
   ctx.set_threads(ops::set_num_threads(ctx.threads()));
-  ctx.set_settle_hook([] { (void)ops::settle_threads(); });
+  ctx.hooks().set_settle_hook([] { (void)ops::settle_threads(); });
 }
 
 }  // namespace

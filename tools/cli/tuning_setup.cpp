@@ -119,7 +119,7 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
   // Every library's version is a validator before the results file and the databases are read,
   // also of libraries --candidates leaves out (the environment is the machine's, not the run's).
   register_gemm_validators(ctx, all);
-  ctx.set_settle_hook([] { (void)ops::settle_threads(); });
+  ctx.hooks().set_settle_hook([] { (void)ops::settle_threads(); });
   CandidateList<ops::GemmParams> chosen;
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (i == 0 || flags.candidates.empty() || matches_any(all[i]->name(), flags.candidates)) {
