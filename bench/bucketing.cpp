@@ -21,9 +21,9 @@
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/stats.hpp"
 #include "tunekit/measure/cache_flush.hpp"
+#include "tunekit/offline/buckets.hpp"
+#include "tunekit/offline/tune_problems.hpp"
 #include "tunekit/ops/gemm.hpp"
-#include "tunekit/ops/gemm_problems.hpp"
-#include "tunekit/ops/offline_tuning.hpp"
 #include "tunekit/ops/threading.hpp"
 
 namespace {
@@ -77,9 +77,8 @@ std::map<std::string, double> time_interleaved(tunekit::GemmTunableOp& op, const
 }
 
 std::string tune(tunekit::GemmTunableOp& op, const GemmParams& shape) {
-  const auto o =
-      tunekit::ops::tune_problem(op, {shape.op_signature(), shape.signature()}, 0, nullptr);
-  if (o.kind == tunekit::ops::ProblemOutcome::Kind::kFailed) {
+  const auto o = tunekit::offline::tune_problem(op, shape, 0, nullptr);
+  if (o.kind == tunekit::offline::ProblemOutcome::Kind::kFailed) {
     throw std::runtime_error(shape.signature() + ": " + o.note);
   }
   std::fprintf(stderr, "  tuned %-40s -> %s (%.4g ms)\n", shape.signature().c_str(),
@@ -122,17 +121,17 @@ int main(int argc, char** argv) {
     ctx.set_max_tuning_duration_ms(opt.budget_ms);
     tunekit::GemmTunableOp op(tunekit::ops::make_gemm_candidates(), ctx);
 
-    tunekit::ops::GemmProblemSet set;
-    if (auto s = tunekit::ops::read_gemm_problems(opt.workload, set); !s.is_ok()) {
+    tunekit::offline::GemmProblemSet set;
+    if (auto s = tunekit::offline::read_gemm_problems(opt.workload, set); !s.is_ok()) {
       throw tunekit::Error(s);
     }
-    std::vector<tunekit::ops::GemmProblem> problems;
+    std::vector<tunekit::offline::GemmProblem> problems;
     for (auto& p : set.problems) {
       if (opt.vocab || p.params.m != 32000) problems.push_back(p);
     }
     constexpr std::uint8_t kTokens = tunekit::kDynamicN;
-    const auto buckets = tunekit::ops::parse_buckets("1,16,128,512").value();
-    const auto plan = tunekit::ops::plan_buckets(problems, kTokens, buckets);
+    const auto buckets = tunekit::offline::parse_buckets("1,16,128,512").value();
+    const auto plan = tunekit::offline::plan_buckets(problems, kTokens, buckets);
     std::fprintf(stderr, "tuning %zu representatives (%d threads, %lld ms per candidate)\n",
                  plan.representatives.size(), ctx.threads(), opt.budget_ms);
     for (const auto& rep : plan.representatives) tune(op, rep.params);
@@ -152,7 +151,7 @@ int main(int argc, char** argv) {
       families.clear();
       for (const auto& p : problems) {
         if (!families.emplace(p.params.dynamic_signature(kTokens), true).second) continue;
-        const GemmParams shape = tunekit::ops::with_dim(p.params, kTokens, tokens).value();
+        const GemmParams shape = tunekit::offline::with_dim(p.params, kTokens, tokens).value();
         const auto bucket =
             ctx.results_manager().lookup_wildcard(shape.op_signature(), shape.signature());
         const std::string per_shape = tune(op, shape);

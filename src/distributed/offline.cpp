@@ -194,6 +194,19 @@ Expected<WorkerReport> decode_report(std::string_view text) {
   return report;
 }
 
+std::vector<WorkerReport> decode_job_reports(const std::vector<offline::JobOutput>& outputs) {
+  std::vector<WorkerReport> reports;
+  for (std::size_t job = 0; job < outputs.size(); ++job) {
+    Expected<WorkerReport> decoded =
+        outputs[job].status.is_ok() ? decode_report(outputs[job].data) : outputs[job].status;
+    WorkerReport report = decoded ? std::move(*decoded) : WorkerReport{};
+    if (!decoded) report.status = decoded.status();
+    report.rank = static_cast<int>(job);
+    reports.push_back(std::move(report));
+  }
+  return reports;
+}
+
 std::string encode_problems(const std::vector<ProblemRef>& problems) {
   std::string out;
   for (const ProblemRef& p : problems) out += p.op_signature + "," + p.params_signature + "\n";

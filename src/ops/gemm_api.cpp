@@ -74,15 +74,33 @@ void register_gemm_validators(TuningContext& ctx, const CandidateList<ops::GemmP
   }
 }
 
+void register_all_gemm_validators(TuningContext& ctx) {
+  register_gemm_validators(ctx, ops::make_gemm_candidates());
+}
+
+namespace {
+
+/// The thread count and settle hook of prepare_gemm_context().
+void apply_gemm_threads(TuningContext& ctx) {
+  ctx.set_threads(ops::set_num_threads(ctx.threads()));
+  ctx.hooks().set_settle_hook([] { (void)ops::settle_threads(); });
+}
+
+}  // namespace
+
+void prepare_gemm_context(TuningContext& ctx) {
+  apply_gemm_threads(ctx);
+  register_all_gemm_validators(ctx);
+}
+
 namespace {
 
 // Creates the op (first use only); out of line, so that the_op() inlines as a guard check.
 [[gnu::noinline]] GemmTunableOp* make_op() {
   TuningContext& ctx = tuning_context();
-  ctx.set_threads(ops::set_num_threads(ctx.threads()));
+  apply_gemm_threads(ctx);
   auto list = ops::make_gemm_candidates();
   register_gemm_validators(ctx, list);
-  ctx.set_settle_hook([] { (void)ops::settle_threads(); });
   return new GemmTunableOp(std::move(list));
 }
 

@@ -168,7 +168,7 @@ Status install(const tunekit_gemm_default& d) {
                 " is installed already; one runtime Default per process"};
   }
   TuningContext& ctx = tuning_context();
-  (void)gemm_op();  // the library op applies the thread count and the settle hook first
+  prepare_gemm_context(ctx);  // threads, settle hook and the libraries' validators
   auto list = runtime_candidates(d);
   register_gemm_validators(ctx, list);
   for (std::size_t i = 0; i < d.validator_count; ++i) {

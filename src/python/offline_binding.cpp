@@ -15,8 +15,8 @@
 #include "tunekit/core/env.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/distributed/offline.hpp"
-#include "tunekit/ops/gemm_problems.hpp"
-#include "tunekit/ops/offline_tuning.hpp"
+#include "tunekit/offline/problem_files.hpp"
+#include "tunekit/offline/tune_problems.hpp"
 #include "tunekit/ops/threading.hpp"
 
 namespace nb = nanobind;
@@ -24,8 +24,8 @@ namespace nb = nanobind;
 namespace tunekit::python {
 namespace {
 
-using distributed::ProblemOutcome;
-using distributed::ProblemRef;
+using offline::ProblemOutcome;
+using offline::ProblemRef;
 
 /// (op signature, params signature, kind, winner, time ms, note) of one problem.
 using OutcomeTuple =
@@ -54,7 +54,7 @@ std::vector<OutcomeTuple> outcome_tuples(const std::vector<ProblemOutcome>& outc
   return out;
 }
 
-/// Called by tune_share before each problem (without the GIL): a pending Ctrl-C (or another
+/// Called by tune_problems before each problem (without the GIL): a pending Ctrl-C (or another
 /// signal Python handles) ends the tuning there, as KeyboardInterrupt; the results found so far
 /// are already in the results file.
 void check_signals(std::size_t, std::size_t, const std::string&) {
@@ -62,20 +62,19 @@ void check_signals(std::size_t, std::size_t, const std::string&) {
   if (PyErr_CheckSignals() != 0) throw nb::python_error();
 }
 
-/// The problems of the files `patterns` match (deduplicated, in file order) and one message per
-/// line that cannot be tuned here. Errors: a pattern matching nothing, an unreadable file.
-std::tuple<std::vector<ProblemRef>, std::vector<std::string>> read_problems(
+/// The problems of the files `patterns` match (parsed, deduplicated, in file order) and one
+/// message per line that cannot be tuned here. Errors: a pattern matching nothing, an unreadable
+/// file.
+std::tuple<std::vector<ops::GemmParams>, std::vector<std::string>> read_problems(
     const std::vector<std::string>& patterns) {
-  auto files = ops::expand_file_patterns(patterns);
+  auto files = offline::expand_file_patterns(patterns);
   if (!files) raise(files.status());
-  ops::GemmProblemSet set;
-  for (const std::string& f : *files) check(ops::read_gemm_problems(f, set));
-  std::vector<ProblemRef> problems;
-  for (const ops::GemmProblem& p : set.problems) {
-    problems.push_back({p.op_signature, p.params_signature});
-  }
+  offline::GemmProblemSet set;
+  for (const std::string& f : *files) check(offline::read_gemm_problems(f, set));
+  std::vector<ops::GemmParams> problems;
+  for (const offline::GemmProblem& p : set.problems) problems.push_back(p.params);
   std::vector<std::string> skipped;
-  for (const ops::SkippedProblem& s : set.skipped) skipped.push_back(s.reason.message());
+  for (const offline::SkippedProblem& s : set.skipped) skipped.push_back(s.reason.message());
   return {std::move(problems), std::move(skipped)};
 }
 
@@ -101,7 +100,7 @@ std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_fil
   {
     nb::gil_scoped_release unlocked;
     ctx.ensure_results_loaded();
-    report = ops::tune_share(op, problems, ctx.device_ordinal(), &check_signals);
+    report = offline::tune_problems(op, problems, ctx.device_ordinal(), &check_signals);
   }
   return {outcome_tuples(report.outcomes), std::move(skipped)};
 }
@@ -111,7 +110,9 @@ std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_fil
 std::tuple<std::string, std::size_t, std::vector<std::string>> read_problems_wire(
     const std::string& pattern) {
   auto [problems, skipped] = read_problems({pattern});
-  return {distributed::encode_problems(problems), problems.size(), std::move(skipped)};
+  std::vector<ProblemRef> refs;
+  for (const ops::GemmParams& p : problems) refs.push_back(offline::problem_ref(p));
+  return {distributed::encode_problems(refs), problems.size(), std::move(skipped)};
 }
 
 /// Sets up this worker process (rank of ranks) as the CLI's workers do: its results file is
@@ -132,7 +133,7 @@ void setup_worker(int rank, int ranks, const std::string& base) {
                  "mgpu_tune_gemm_in_file: a worker needs TunableOp and tuning on and untuned "
                  "recording off (TUNEKIT_ENABLED, TUNEKIT_TUNING, TUNEKIT_RECORD_UNTUNED)"));
   }
-  (void)gemm_op();  // registers the libraries' validators before any file is read
+  register_all_gemm_validators(ctx);  // before any file is read
   Status read = ctx.read_file(ctx.filename());
   if (!read.is_ok() && read.code() != StatusCode::kNotFound) raise(std::move(read));
   Status full = ctx.read_file(distributed::full_results_name(base, 0));
@@ -146,16 +147,18 @@ std::string tune_worker(const std::string& problems_wire, int rank, int ranks,
                         const std::string& base) {
   distributed::WorkerReport report;
   report.rank = rank;
-  auto problems = distributed::decode_problems(problems_wire);
+  auto refs = distributed::decode_problems(problems_wire);
+  if (!refs) raise(refs.status());
+  auto problems = offline::parse_problems(*refs);
   if (!problems) raise(problems.status());
   try {
     setup_worker(rank, ranks, base);
-    std::vector<ProblemRef> share;
+    std::vector<ops::GemmParams> share;
     for (std::size_t i : distributed::round_robin_share(problems->size(), ranks, rank)) {
       share.push_back((*problems)[i]);
     }
     nb::gil_scoped_release unlocked;
-    report = distributed::tune_share(gemm_op(), share, rank, &check_signals);
+    report = offline::tune_problems(gemm_op(), share, rank, &check_signals);
   } catch (const StatusError& e) {
     report.status = e.status();
   } catch (const tunekit::Error& e) {

@@ -24,9 +24,9 @@ namespace {
 
 TuningContext& ctx() { return tuning_context(); }
 
-/// The GEMM op registers its libraries' validators when it is created; every call that reads,
-/// writes or lists validators needs them first (as the CLI does before reading a file).
-void ensure_gemm_validators() { (void)gemm_op(); }
+/// Every call that reads, writes or lists validators needs the GEMM libraries' validators and the
+/// applied thread count (the THREADS validator) first, as the CLI before reading a file.
+void ensure_gemm_validators() { prepare_gemm_context(tuning_context()); }
 
 /// read_file(name=None): True when read, False when the file does not exist; raises for a file
 /// that cannot be used (malformed line, other environment), naming the file and line.

@@ -16,7 +16,7 @@
 #include "table.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/stats.hpp"
-#include "tunekit/ops/gemm_problems.hpp"
+#include "tunekit/offline/problem_files.hpp"
 #include "tunekit/ops/threading.hpp"
 #include "tuning_setup.hpp"
 
@@ -125,8 +125,8 @@ void add_rows(Table& table, Table& detail, const std::string& label, const ops::
 }
 
 void run_compare(const CompareArgs& args) {
-  ops::GemmProblemSet set;
-  Status s = ops::read_gemm_problems(args.file, set);
+  offline::GemmProblemSet set;
+  Status s = offline::read_gemm_problems(args.file, set);
   if (!s.is_ok()) throw CommandFailure{kExitFailure, s.message()};
   TuneFlags flags = args.flags;
   (void)setup_tuning(flags);  // settings, threads, results file

@@ -26,7 +26,7 @@ void show(const std::string& path, int threads) {
         kExitFailure, why + (untuned ? "; tune its problems with 'tunekit tune-file " + path + "'"
                                      : std::string())};
   }
-  (void)gemm_op();  // registers this machine's validators
+  prepare_gemm_context(tuning_context());  // this machine's threads and validators
   std::printf("%s: %zu validator(s), %zu result(s)\n", path.c_str(), content->validators.size(),
               content->results.size());
   Status v = tuning_context().validators().validate(content->validators, path);

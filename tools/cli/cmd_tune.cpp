@@ -15,20 +15,23 @@
 #include "commands.hpp"
 #include "table.hpp"
 #include "tunekit/core/clock.hpp"
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/stats.hpp"
 #include "tunekit/distributed/offline.hpp"
 #include "tunekit/distributed/transport.hpp"
-#include "tunekit/ops/gemm_problems.hpp"
-#include "tunekit/ops/offline_tuning.hpp"
+#include "tunekit/offline/buckets.hpp"
+#include "tunekit/offline/local_jobs.hpp"
+#include "tunekit/offline/problem_files.hpp"
+#include "tunekit/offline/tune_problems.hpp"
 #include "tuning_setup.hpp"
 
 namespace tunekit::cli {
 namespace {
 
-using ops::ProblemOutcome;
-using ops::ProblemRef;
-using ops::WorkerReport;
+using offline::ProblemOutcome;
+using offline::ProblemRef;
+using offline::WorkerReport;
 
 struct TuneFileArgs {
   std::vector<std::string> files;
@@ -39,28 +42,36 @@ struct TuneFileArgs {
   std::string bucket_dim = "n";
 };
 
-/// The problem list of a tune-file run (built by the coordinating process only).
+/// The problem list of a tune-file run (built by the coordinating process only), parsed once.
 struct Prepared {
-  std::vector<ProblemRef> problems;
-  std::vector<ops::SkippedProblem> skipped;
+  std::vector<ops::GemmParams> problems;
+  std::vector<offline::SkippedProblem> skipped;
   int duplicates = 0;
-  std::vector<ops::BucketEntry> bucket_entries;
+  std::vector<offline::BucketEntry> bucket_entries;
 };
+
+/// The problems' text form, as the wire and the gathering name them.
+std::vector<ProblemRef> refs_of(const std::vector<ops::GemmParams>& problems) {
+  std::vector<ProblemRef> refs;
+  refs.reserve(problems.size());
+  for (const ops::GemmParams& p : problems) refs.push_back(offline::problem_ref(p));
+  return refs;
+}
 
 Prepared prepare(const TuneFileArgs& args) {
   const ops::DType* override_ptr = nullptr;
   ops::DType dtype{};
   if (!args.flags.dtype.empty()) {
-    auto d = ops::parse_dtype(args.flags.dtype);
+    auto d = offline::parse_dtype(args.flags.dtype);
     if (!d) throw CommandFailure{kExitFailure, d.status().message()};
     dtype = *d;
     override_ptr = &dtype;
   }
-  auto files = ops::expand_file_patterns(args.files);
+  auto files = offline::expand_file_patterns(args.files);
   if (!files) throw CommandFailure{kExitFailure, files.status().message()};
-  ops::GemmProblemSet set;
+  offline::GemmProblemSet set;
   for (const auto& f : *files) {
-    Status s = ops::read_gemm_problems(f, set, override_ptr);
+    Status s = offline::read_gemm_problems(f, set, override_ptr);
     if (!s.is_ok()) throw CommandFailure{kExitFailure, s.message()};
   }
   if (set.problems.empty() && set.skipped.empty()) {
@@ -69,18 +80,18 @@ Prepared prepare(const TuneFileArgs& args) {
   Prepared prep;
   prep.skipped = std::move(set.skipped);
   prep.duplicates = set.duplicates;
-  std::vector<ops::GemmProblem> problems = std::move(set.problems);
+  std::vector<offline::GemmProblem> problems = std::move(set.problems);
   if (!args.buckets.empty()) {
-    auto buckets = ops::parse_buckets(args.buckets);
+    auto buckets = offline::parse_buckets(args.buckets);
     if (!buckets) throw CommandFailure{kExitFailure, buckets.status().message()};
-    auto dim = ops::parse_bucket_dim(args.bucket_dim);
+    auto dim = offline::parse_bucket_dim(args.bucket_dim);
     if (!dim) throw CommandFailure{kExitFailure, dim.status().message()};
-    ops::BucketPlan plan = ops::plan_buckets(problems, *dim, *buckets);
+    offline::BucketPlan plan = offline::plan_buckets(problems, *dim, *buckets);
     problems = std::move(plan.representatives);
     prep.bucket_entries = std::move(plan.entries);
     for (auto& s : plan.skipped) prep.skipped.push_back(std::move(s));
   }
-  for (const auto& p : problems) prep.problems.push_back({p.op_signature, p.params_signature});
+  for (const auto& p : problems) prep.problems.push_back(p.params);
   return prep;
 }
 
@@ -191,7 +202,7 @@ std::vector<ResultLine> bucket_lines(
     const Prepared& prep,
     const std::function<std::optional<ResultEntry>(const std::string&, const std::string&)>& find) {
   std::vector<ResultLine> lines;
-  for (const ops::BucketEntry& e : prep.bucket_entries) {
+  for (const offline::BucketEntry& e : prep.bucket_entries) {
     if (auto r = find(e.op_signature, e.representative_signature)) {
       lines.push_back(
           {e.op_signature, e.bucket_params_signature, r->solution, r->time_ms, r->extra});
@@ -210,8 +221,9 @@ void print_buckets(const std::vector<ResultLine>& lines, std::size_t planned,
   }
 }
 
-std::vector<ProblemRef> share_of(const std::vector<ProblemRef>& problems, int ranks, int rank) {
-  std::vector<ProblemRef> share;
+template <class Problem>
+std::vector<Problem> share_of(const std::vector<Problem>& problems, int ranks, int rank) {
+  std::vector<Problem> share;
   for (std::size_t i : distributed::round_robin_share(problems.size(), ranks, rank)) {
     share.push_back(problems[i]);
   }
@@ -220,19 +232,19 @@ std::vector<ProblemRef> share_of(const std::vector<ProblemRef>& problems, int ra
 
 /// One worker: set up (its own results file and thread count), tune its share, report. Setup
 /// failures become the report's status.
-WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ProblemRef>& problems, int rank,
-                        int ranks, int workers_on_host, bool show_progress) {
+WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ops::GemmParams>& problems,
+                        int rank, int ranks, int workers_on_host, bool show_progress) {
   WorkerReport report;
   report.rank = rank;
-  report.host = distributed::host_name();
+  report.host = hw::host_name();
   const std::string base = results_base_name(args.flags);
   try {
     auto op = setup_worker_tuning(args.flags, WorkerSetup{rank, workers_on_host, base,
                                                           distributed::full_results_name(base, 0)});
     check_results_writable(op->context().filename());
-    report = distributed::tune_share(
+    report = offline::tune_problems(
         *op, share_of(problems, ranks, rank), rank,
-        show_progress ? distributed::ProgressFn(&progress) : distributed::ProgressFn());
+        show_progress ? offline::ProgressFn(&progress) : offline::ProgressFn());
     if (show_progress) progress_done();
   } catch (const CommandFailure& f) {
     report.status = Status(StatusCode::kRuntimeError, f.message);
@@ -258,7 +270,7 @@ void gather_into_database(const distributed::GatherSummary& summary) {
                             format_time_ms(r.time_ms), r.extra});
   }
   auto added = db ? (*db)->add_results(summary.validators, rows,
-                                       DbProvenance{distributed::host_name(), "gathered", ""})
+                                       DbProvenance{hw::host_name(), "gathered", ""})
                   : Expected<std::size_t>(db.status());
   if (!added) {
     throw CommandFailure{kExitFailure,
@@ -274,7 +286,7 @@ void finish_gathered(const TuneFileArgs& args, const Prepared& prep,
                      std::vector<WorkerReport> reports, int ranks, double wall_s) {
   const std::string base = results_base_name(args.flags);
   distributed::GatherSummary summary =
-      distributed::gather_reports(std::move(reports), prep.problems, ranks);
+      distributed::gather_reports(std::move(reports), refs_of(prep.problems), ranks);
   std::map<std::pair<std::string, std::string>, ResultEntry> merged;
   for (const ResultLine& r : summary.results) {
     merged.emplace(std::pair{r.op_signature, r.params_signature},
@@ -377,7 +389,7 @@ void run_single(const TuneFileArgs& args) {
   check_results_writable(tuning_context().filename());
   TuningContext& ctx = tuning_context();
   const std::int64_t start = now_ns();
-  const WorkerReport report = ops::tune_share(*op, prep.problems, 0, &progress);
+  const WorkerReport report = offline::tune_problems(*op, prep.problems, 0, &progress);
   progress_done();
   print_outcomes(report.outcomes, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
   print_skipped(prep);
@@ -405,14 +417,17 @@ void run_local_jobs(const TuneFileArgs& args) {
   const int jobs = args.jobs;
   check_job_files_writable(results_base_name(args.flags), jobs);
   const std::int64_t start = now_ns();
-  std::vector<WorkerReport> reports = distributed::run_local_jobs(jobs, [&](int job) {
-    return run_worker(args, prep.problems, job, jobs, jobs, /*show_progress=*/false);
-  });
+  std::vector<WorkerReport> reports =
+      distributed::decode_job_reports(offline::run_local_jobs(jobs, [&](int job) {
+        return distributed::encode(
+            run_worker(args, prep.problems, job, jobs, jobs, /*show_progress=*/false));
+      }));
   const std::string base = results_base_name(args.flags);
+  const std::vector<ProblemRef> refs = refs_of(prep.problems);
   for (WorkerReport& r : reports) {
     if (!r.status.is_ok() && r.outcomes.empty()) {
-      distributed::recover_results(r, distributed::worker_results_name(base, r.rank),
-                                   share_of(prep.problems, jobs, r.rank));
+      offline::recover_results(r, distributed::worker_results_name(base, r.rank),
+                               share_of(refs, jobs, r.rank));
     }
   }
   finish_gathered(args, prep, std::move(reports), jobs, elapsed_ms(start, now_ns()) / 1000.0);
@@ -428,7 +443,7 @@ void run_distributed(const TuneFileArgs& args) {
   if (t.rank() == 0) {
     try {
       prep = prepare(args);
-      wire = "OK\n" + distributed::encode_problems(prep.problems);
+      wire = "OK\n" + distributed::encode_problems(refs_of(prep.problems));
     } catch (const CommandFailure& f) {
       wire = "ERROR\n" + f.message;
     }
@@ -439,7 +454,9 @@ void run_distributed(const TuneFileArgs& args) {
     if (t.rank() == 0) throw CommandFailure{kExitFailure, wire.substr(6)};
     return;
   }
-  auto problems = distributed::decode_problems(std::string_view(wire).substr(3));
+  auto refs = distributed::decode_problems(std::string_view(wire).substr(3));
+  if (!refs) throw CommandFailure{kExitFailure, refs.status().message()};
+  auto problems = offline::parse_problems(*refs);
   if (!problems) throw CommandFailure{kExitFailure, problems.status().message()};
   const WorkerReport mine = run_worker(args, *problems, t.rank(), t.size(), t.local_size(),
                                        /*show_progress=*/t.rank() == 0);
@@ -495,7 +512,7 @@ void run_gemm(const GemmArgs& a) {
   p.ldb = p.transb == 'n' ? p.k : p.n;
   p.ldc = p.m;
   if (!a.flags.dtype.empty()) {
-    auto d = ops::parse_dtype(a.flags.dtype);
+    auto d = offline::parse_dtype(a.flags.dtype);
     if (!d) throw CommandFailure{kExitFailure, d.status().message()};
     p.dtype = *d;
   }
@@ -511,15 +528,12 @@ void run_gemm(const GemmArgs& a) {
     p.kind = ops::GemmKind::kGemmAndBias;
   }
   // Validate shapes before anything is set up (pointers are filled by the workspace).
-  {
-    auto check = ops::GemmParams::from_signature(p.op_signature(), p.signature());
-    if (!check) throw CommandFailure{kExitFailure, check.status().message()};
-  }
+  auto problem = ops::GemmParams::from_signature(p.op_signature(), p.signature());
+  if (!problem) throw CommandFailure{kExitFailure, problem.status().message()};
   auto op = setup_tuning(a.flags);
   check_results_writable(tuning_context().filename());
   const std::int64_t start = now_ns();
-  const ProblemOutcome outcome =
-      ops::tune_problem(*op, ProblemRef{p.op_signature(), p.signature()}, 0, nullptr);
+  const ProblemOutcome outcome = offline::tune_problem(*op, *problem, 0, nullptr);
   print_outcomes({outcome}, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
   std::fflush(stdout);
   if (outcome.kind == ProblemOutcome::Kind::kFailed) {

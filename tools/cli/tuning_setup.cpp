@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 
@@ -51,9 +50,21 @@ static bool matches_any(const std::string& name, const std::string& globs) {
 
 namespace {
 
-/// A flag typed on the command line wins over its TUNEKIT_* variable (which otherwise wins over
-/// the API, as upstream): the variable is dropped for this process, with a note at verbose >= 1.
-void flags_win_over_environment(const TuneFlags& flags) {
+/// The settings typed on the command line: each wins over its TUNEKIT_* variable (which
+/// otherwise wins over the API, as upstream), with a note at verbose >= 1 when one is set. A
+/// worker's results file is its own (the ordinal inserted into the base name).
+PinnedSettings flag_settings(const TuneFlags& flags, const WorkerSetup* worker) {
+  PinnedSettings pinned;
+  if (flags.threads > 0) pinned.threads = flags.threads;
+  if (flags.max_tuning_duration_ms >= 0)
+    pinned.max_tuning_duration_ms = flags.max_tuning_duration_ms;
+  if (flags.max_tuning_iterations >= 0) pinned.max_tuning_iterations = flags.max_tuning_iterations;
+  if (flags.verbose >= 0) pinned.verbose = flags.verbose;
+  if (worker != nullptr) {
+    pinned.filename = insert_device_ordinal(worker->base_results, worker->rank);
+  } else if (!flags.results.empty()) {
+    pinned.filename = flags.results;
+  }
   const std::pair<bool, const char*> given[] = {
       {!flags.results.empty(), "TUNEKIT_FILENAME"},
       {flags.threads > 0, "TUNEKIT_THREADS"},
@@ -61,20 +72,35 @@ void flags_win_over_environment(const TuneFlags& flags) {
       {flags.max_tuning_iterations >= 0, "TUNEKIT_MAX_TUNING_ITERATIONS"},
       {flags.verbose >= 0, "TUNEKIT_VERBOSE"},
   };
-  bool changed = false;
   for (const auto& [is_given, name] : given) {
-    if (is_given && std::getenv(name) != nullptr) {
+    if (is_given && env::get_string(name)) {
       log::info(1, "{} is ignored: the command-line flag wins", name);
-      ::unsetenv(name);
-      changed = true;
     }
   }
-  if (changed) (void)tuning_context().reload_environment();
+  return pinned;
+}
+
+/// The thread count for the libraries: --threads, else a worker's share of the host's cores
+/// (unless TUNEKIT_THREADS says otherwise), else the context's; applied to every library and
+/// stored back as applied.
+void apply_threads(TuningContext& ctx, const TuneFlags& flags, const WorkerSetup* worker) {
+  if (flags.threads <= 0 && worker != nullptr && !env::get_string("TUNEKIT_THREADS")) {
+    // Workers on one host share its cores (never oversubscribed; a worker bound to a core by
+    // mpirun sees one usable core and keeps it).
+    ctx.set_threads(std::max(1, hw::cpu().usable_cores / std::max(1, worker->workers_on_host)));
+  }
+  const int applied = ops::set_num_threads(ctx.threads());
+  ctx.set_threads(applied);
+  if (flags.threads > 0) {
+    PinnedSettings pinned;
+    pinned.threads = applied;
+    ctx.pin(pinned);
+  }
 }
 
 std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* worker) {
   TuningContext& ctx = tuning_context();
-  flags_win_over_environment(flags);
+  ctx.pin(flag_settings(flags, worker));
   Status env = ctx.environment_status();
   if (!env.is_ok()) throw CommandFailure{kExitFailure, env.message()};
   // Results are not written while untuned problems are recorded (docs/tunable.md): tuning here
@@ -84,25 +110,8 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
                          "TUNEKIT_RECORD_UNTUNED is on: no tuned result would be saved while "
                          "untuned problems are recorded; unset it to tune"};
   }
-  if (flags.verbose >= 0) ctx.set_verbose(flags.verbose);
-  if (flags.max_tuning_duration_ms >= 0)
-    ctx.set_max_tuning_duration_ms(flags.max_tuning_duration_ms);
-  if (flags.max_tuning_iterations >= 0) ctx.set_max_tuning_iterations(flags.max_tuning_iterations);
-  if (flags.threads > 0) {
-    ctx.set_threads(flags.threads);
-  } else if (worker != nullptr && !env::get_string("TUNEKIT_THREADS")) {
-    // Workers on one host share its cores (never oversubscribed; a worker bound to a core by
-    // mpirun sees one usable core and keeps it).
-    ctx.set_threads(std::max(1, hw::cpu().usable_cores / std::max(1, worker->workers_on_host)));
-  }
-  const int applied = ops::set_num_threads(ctx.threads());
-  ctx.set_threads(applied);
-  if (worker != nullptr) {
-    ctx.set_device_ordinal(worker->rank);
-    ctx.set_filename(worker->base_results, /*insert_device_ordinal=*/true);
-  } else if (!flags.results.empty()) {
-    ctx.set_filename(flags.results);
-  }
+  apply_threads(ctx, flags, worker);
+  if (worker != nullptr) ctx.set_device_ordinal(worker->rank);
   ctx.enable(true);
   ctx.enable_tuning(true);
 
@@ -110,7 +119,7 @@ std::unique_ptr<GemmTunableOp> setup(const TuneFlags& flags, const WorkerSetup* 
   // Every library's version is a validator before the results file and the databases are read,
   // also of libraries --candidates leaves out (the environment is the machine's, not the run's).
   register_gemm_validators(ctx, all);
-  ctx.set_settle_hook([] { (void)ops::settle_threads(); });
+  ctx.hooks().set_settle_hook([] { (void)ops::settle_threads(); });
   CandidateList<ops::GemmParams> chosen;
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (i == 0 || flags.candidates.empty() || matches_any(all[i]->name(), flags.candidates)) {

@@ -1,5 +1,6 @@
-// Offline tuning split over workers (MPI ranks or local processes): round-robin shares, the wire
-// form of per-worker reports, and gathering results into the _full files.
+// The wire of offline tuning split over workers (MPI ranks or local processes): round-robin
+// shares, the wire form of problem lists and per-worker reports, and gathering results into the
+// _full files. The tuning itself is the offline layer's (include/tunekit/offline/).
 #pragma once
 
 #include <cstddef>
@@ -10,25 +11,25 @@
 #include <vector>
 
 #include "tunekit/core/status.hpp"
-#include "tunekit/ops/offline_tuning.hpp"
+#include "tunekit/offline/local_jobs.hpp"
+#include "tunekit/offline/report.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
 namespace tunekit::distributed {
 
-// The single-process pieces every worker runs (ops/offline_tuning.hpp).
-using ops::expand_file_patterns;
-using ops::host_name;
-using ops::ProblemOutcome;
-using ops::ProblemRef;
-using ops::ProgressFn;
-using ops::tune_problem;
-using ops::tune_share;
-using ops::WorkerReport;
+// The report types every worker fills (offline/report.hpp).
+using offline::ProblemOutcome;
+using offline::ProblemRef;
+using offline::WorkerReport;
 
 /// Serialises a report (line-based, tab-separated, escaped; any bytes round-trip).
 std::string encode(const WorkerReport& report);
 /// Parses encode()'s output. Errors: kParseError naming the record.
 Expected<WorkerReport> decode_report(std::string_view text);
+
+/// The reports of offline::run_local_jobs' jobs, each job's bytes being an encode()d report: a
+/// job that sent none, or bytes that do not decode, gives a report with its status and rank.
+std::vector<WorkerReport> decode_job_reports(const std::vector<offline::JobOutput>& outputs);
 
 /// Serialises a problem list (one "op,params" line each).
 std::string encode_problems(const std::vector<ProblemRef>& problems);

@@ -1,8 +1,7 @@
 // Moving offline-tuning work between workers: an MPI communicator (one rank per node or device,
-// across machines as mpirun places them) or forked local processes for users without MPI.
+// across machines as mpirun places them); forked local processes are offline/local_jobs.hpp.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,23 +59,5 @@ bool mpi_available() noexcept;
 /// --oversubscribe); started without mpirun it is a single rank.
 /// Errors: kUnsupported in a build without MPI; kRuntimeError when MPI cannot start.
 Expected<std::unique_ptr<Transport>> make_mpi_transport();
-
-/// Runs `worker(job)` for job = 0..jobs-1, each in its own forked process, all at once, and
-/// returns their reports in job order. Fork before any library starts threads (the parent only
-/// coordinates). A child that exits without a report (crash, kill, exit) yields a report with
-/// rank = job, status kRuntimeError ("job 1 (pid 4242) was killed by signal 9") and nothing
-/// else; its results file may still hold what it tuned (recover_results()).
-/// Jobs end with their parent: each asks for SIGTERM when the thread that forked it ends
-/// (PR_SET_PDEATHSIG, so even SIGKILL of the parent stops them) and checks that its parent is
-/// still there; while the jobs run, a SIGTERM, SIGINT or SIGHUP to the parent (unless ignored)
-/// is forwarded to every job, the jobs are reaped, and the parent then ends by the same signal.
-std::vector<WorkerReport> run_local_jobs(int jobs,
-                                         const std::function<WorkerReport(int job)>& worker);
-
-/// Adds to a failed worker's report what its results file `path` holds for the problems of
-/// `share`: validators, results, and "tuned (recovered from <path>)" outcomes. Returns how
-/// many results were recovered (0 when the file is missing or unreadable).
-std::size_t recover_results(WorkerReport& report, const std::string& path,
-                            const std::vector<ProblemRef>& share);
 
 }  // namespace tunekit::distributed

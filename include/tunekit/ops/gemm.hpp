@@ -34,6 +34,16 @@ GemmTunableOp& active_gemm_op();
 /// file is read.
 void register_gemm_validators(TuningContext& ctx, const CandidateList<ops::GemmParams>& list);
 
+/// register_gemm_validators() for every library of ops::make_gemm_candidates(), without creating
+/// an op: call it before reading results files or databases in a process that tunes or checks
+/// GEMM results without gemm_op() (tools, bindings, a runtime's own op).
+void register_all_gemm_validators(TuningContext& ctx);
+
+/// What creating gemm_op() does to `ctx`, without creating it: the context's thread count applied
+/// to every library (and stored back as applied, ops::set_num_threads), ops::settle_threads as
+/// its settle hook, and register_all_gemm_validators().
+void prepare_gemm_context(TuningContext& ctx);
+
 /// Dispatches one GEMM problem (see ops::GemmParams for the semantics).
 /// Errors: the chosen candidate's status; kInvalidArgument for malformed params.
 Status try_gemm(const ops::GemmParams& params);

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "../test_files.hpp"
-#include "tunekit/distributed/transport.hpp"
+#include "tunekit/offline/local_jobs.hpp"
 
 namespace tunekit::distributed {
 namespace {
@@ -155,18 +155,19 @@ TEST(Gather, FullFilesAreIdenticalKeepExistingResultsAndRefuseAForeignOne) {
 
 TEST(LocalJobs, ReportsComeBackInOrderAndADeadJobIsNamedAndRecovered) {
   TempDir dir;
-  const std::vector<WorkerReport> reports = run_local_jobs(3, [&](int job) {
-    if (job == 1) {
-      // Completes one result in its file, then dies mid-tuning.
-      std::ofstream(dir.file("res1.csv"))
-          << "Validator,TUNEKIT_VERSION,0.1.0\nValidator,THREADS,1\n"
-             "GemmTunableOp_float_NN,p1,eigen,0.5\nGemmTunableOp_float_NN,p4,ei";
-      std::raise(SIGKILL);
-    }
-    WorkerReport r = sample_report(job, "1");
-    r.outcomes.push_back(tuned("p" + std::to_string(job), job, "Default"));
-    return r;
-  });
+  const std::vector<WorkerReport> reports =
+      decode_job_reports(offline::run_local_jobs(3, [&](int job) {
+        if (job == 1) {
+          // Completes one result in its file, then dies mid-tuning.
+          std::ofstream(dir.file("res1.csv"))
+              << "Validator,TUNEKIT_VERSION,0.1.0\nValidator,THREADS,1\n"
+                 "GemmTunableOp_float_NN,p1,eigen,0.5\nGemmTunableOp_float_NN,p4,ei";
+          std::raise(SIGKILL);
+        }
+        WorkerReport r = sample_report(job, "1");
+        r.outcomes.push_back(tuned("p" + std::to_string(job), job, "Default"));
+        return encode(r);
+      }));
   ASSERT_EQ(reports.size(), 3u);
   EXPECT_TRUE(reports[0].status.is_ok());
   EXPECT_EQ(reports[2].outcomes.at(0).params_signature, "p2");
@@ -178,7 +179,7 @@ TEST(LocalJobs, ReportsComeBackInOrderAndADeadJobIsNamedAndRecovered) {
 
   const std::vector<ProblemRef> share = {{"GemmTunableOp_float_NN", "p1"},
                                          {"GemmTunableOp_float_NN", "p4"}};
-  EXPECT_EQ(recover_results(dead, dir.file("res1.csv"), share), 1u);
+  EXPECT_EQ(offline::recover_results(dead, dir.file("res1.csv"), share), 1u);
   ASSERT_EQ(dead.outcomes.size(), 1u);
   EXPECT_NE(dead.outcomes[0].note.find("recovered"), std::string::npos);
   EXPECT_EQ(dead.validators.size(), 2u);

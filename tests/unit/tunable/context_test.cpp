@@ -99,6 +99,29 @@ TEST_F(ContextTest, NegativeLimitsBecomeZero) {
   EXPECT_EQ(ctx.max_tuning_iterations(), 0);
 }
 
+TEST_F(ContextTest, PinnedSettingsWinOverEnvironmentAndApiUntilReset) {
+  TuningContext ctx;
+  ::setenv("TUNEKIT_MAX_TUNING_ITERATIONS", "11", 1);
+  ::setenv("TUNEKIT_THREADS", "3", 1);
+  ::setenv("TUNEKIT_FILENAME", "env_results.csv", 1);
+  ASSERT_TRUE(ctx.reload_environment().is_ok());
+  PinnedSettings pinned;
+  pinned.max_tuning_iterations = 5;
+  pinned.threads = 2;
+  pinned.filename = "flag_results.csv";
+  ctx.pin(pinned);
+  ctx.set_max_tuning_iterations(7);
+  ASSERT_TRUE(ctx.reload_environment().is_ok());  // the variables stay set, the pins win
+  EXPECT_EQ(ctx.max_tuning_iterations(), 5);
+  EXPECT_EQ(ctx.threads(), 2);
+  EXPECT_EQ(ctx.filename(), "flag_results.csv");
+  EXPECT_STREQ(std::getenv("TUNEKIT_THREADS"), "3");  // the environment is not edited
+  ASSERT_TRUE(ctx.reset().is_ok());
+  EXPECT_EQ(ctx.max_tuning_iterations(), 11);
+  EXPECT_EQ(ctx.threads(), 3);
+  EXPECT_EQ(ctx.filename(), "env_results0.csv");
+}
+
 TEST_F(ContextTest, EnvironmentWinsOverApi) {
   TuningContext ctx;
   ctx.set_max_tuning_iterations(7);

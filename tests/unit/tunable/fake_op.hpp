@@ -180,12 +180,12 @@ struct AddProblem {
 
 /// Virtual time for deterministic rankings: when `g_virtual_time` is set, candidates advance
 /// `g_virtual_ns` by their nominal run time instead of spinning, and contexts measure with
-/// virtual_now_ns (TuningContext::set_clock).
+/// virtual_now_ns (TuningHooks::set_clock).
 inline std::atomic<bool> g_virtual_time{false};
 inline std::atomic<std::int64_t> g_virtual_ns{0};
 inline std::int64_t virtual_now_ns() { return g_virtual_ns.load(); }
 
-/// Virtual CPU wait (TuningContext::set_cpu_wait_source): tests add to g_virtual_wait_ns the
+/// Virtual CPU wait (TuningHooks::set_cpu_wait_source): tests add to g_virtual_wait_ns the
 /// time this process would have waited for a CPU while other work held it.
 inline std::atomic<std::int64_t> g_virtual_wait_ns{0};
 /// Its threads "ran" for the virtual time so far and waited g_virtual_wait_ns.

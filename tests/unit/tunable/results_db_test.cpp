@@ -64,7 +64,7 @@ TEST_F(ResultsDbTest, TunedResultsLandInTheDatabaseAndAnotherProcessDispatchesTh
     ctx.set_rotating_buffer_size(0);
     ctx.set_max_tuning_iterations(3);
     testing::g_virtual_time = true;  // exact call times: "fast" wins on a loaded machine too
-    ctx.set_clock(&testing::virtual_now_ns);
+    ctx.hooks().set_clock(&testing::virtual_now_ns);
     testing::CandidateSet set;
     set.add("Default", "fake", 300);
     set.add("fast", "fake", 60);

@@ -122,7 +122,7 @@ class TemplateCandidateTest : public ::testing::Test {
     ctx_->set_max_tuning_duration_ms(2);
     ctx_->set_max_tuning_iterations(10);
     testing::g_virtual_time = true;
-    ctx_->set_clock(&testing::virtual_now_ns);
+    ctx_->hooks().set_clock(&testing::virtual_now_ns);
   }
   void TearDown() override {
     testing::g_virtual_time = false;
@@ -383,7 +383,7 @@ TEST_F(TemplateCandidateTest, StoredWinnersOfEarlierProcessesAreMeasuredFirst) {
     ctx->set_rotating_buffer_size(0);
     ctx->set_max_tuning_duration_ms(2);
     ctx->set_max_tuning_iterations(10);
-    ctx->set_clock(&testing::virtual_now_ns);
+    ctx->hooks().set_clock(&testing::virtual_now_ns);
     FakeTemplate* fresh = nullptr;
     TunableOp<AddParams> op(candidates(fresh), *ctx);
     AddProblem second(64, 2);

@@ -41,7 +41,7 @@ class TunableOpTest : public ::testing::Test {
     // Rankings are checked in virtual time (exact nominal call times), so the tests do not
     // depend on the load of the machine; ConcurrentHitsAndMisses uses real time.
     testing::g_virtual_time = true;
-    ctx_->set_clock(&testing::virtual_now_ns);
+    ctx_->hooks().set_clock(&testing::virtual_now_ns);
   }
   void TearDown() override {
     testing::g_virtual_time = false;
@@ -475,7 +475,7 @@ TuneReport tune_set(TuningContext& ctx, CandidateSet& set) {
 // for a CPU (contention 50%) in calls up to `loaded_calls`, 50 us after.
 TuneReport tune_under_load(TuningContext& ctx, long loaded_calls) {
   CandidateSet set = default_and_single(ctx);
-  ctx.set_cpu_wait_source(&testing::virtual_cpu_wait);
+  ctx.hooks().set_cpu_wait_source(&testing::virtual_cpu_wait);
   auto* multi = set.add("multi", "fake", 0);
   multi->set_time_of_call([loaded_calls](long call) {
     if (call > loaded_calls) return 50.0;
@@ -692,7 +692,7 @@ TEST_F(TunableOpTest, TuneReportForTheCliTable) {
 
 TEST_F(TunableOpTest, ConcurrentHitsAndMissesFromThreads) {
   testing::g_virtual_time = false;
-  ctx_->set_clock(&now_ns);
+  ctx_->hooks().set_clock(&now_ns);
   CandidateSet set;
   set.add("Default", "fake", 30);
   set.add("fast", "fake", 5);

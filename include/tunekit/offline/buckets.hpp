@@ -1,5 +1,5 @@
-// Reading GEMM problems from TunableOp untuned or results files (offline tuning input): each line
-// becomes GemmParams, or a skipped entry with its file:line and the reason.
+// Bucketing of a dynamic dimension for offline tuning: bucket specs, the representative problem
+// of each bucket and the bucket entries (range signatures) its winner provides.
 #pragma once
 
 #include <cstdint>
@@ -8,56 +8,10 @@
 #include <vector>
 
 #include "tunekit/core/status.hpp"
+#include "tunekit/offline/problem_files.hpp"
 #include "tunekit/ops/gemm_params.hpp"
 
-namespace tunekit::ops {
-
-/// One problem line of an untuned or results file.
-struct GemmProblem {
-  std::string file;              ///< path it came from
-  int line = 0;                  ///< 1-based line number
-  std::string op_signature;      ///< as written
-  std::string params_signature;  ///< as written
-  GemmParams params;             ///< parsed (no operand pointers)
-};
-
-/// A line that cannot be tuned here, with why ("ScaledGemm: no fp8 candidate", parse errors).
-struct SkippedProblem {
-  std::string file;
-  int line = 0;
-  std::string op_signature;
-  std::string params_signature;
-  Status reason;
-};
-
-/// Problems of one or more files, deduplicated by (op signature, params signature) in first-seen
-/// order.
-struct GemmProblemSet {
-  std::vector<GemmProblem> problems;
-  std::vector<SkippedProblem> skipped;
-  int duplicates = 0;  ///< lines dropped because an identical problem came earlier
-};
-
-/// Reads `path` (untuned lines `<op>,<params>[,...]` or results lines; `Validator` lines and
-/// empty lines are ignored; CRLF tolerated) and appends its problems to `set`.
-/// Lines whose op kind or dtype tunekit cannot run are added to `set.skipped` with the reason;
-/// malformed problem lines too (kParseError naming file:line), and wildcard or bucket entries
-/// of results files ('*' or '[lo-hi]' tokens: patterns, not problems). Fields after the second
-/// (solution, time, BLAS_PARAMS blocks with commas, foreign solution names) are ignored, and so
-/// is validation: problems of files from other machines can be tuned here.
-/// Errors: kIoError when the file cannot be read; kParseError "<file>:<line>: binary content
-/// ...: not a TunableOp CSV file" when it holds control bytes.
-/// `dtype_override`: when set, every problem is tuned in this dtype instead (op signature
-/// rewritten accordingly).
-Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
-                          const DType* dtype_override = nullptr);
-
-/// Parses "float", "double", "bf16"/"bfloat16"/"BFloat16" (kBFloat16: bf16 A, B and C) and
-/// "bf16_float"/"bfloat16_float"/"BFloat16_float" (kBFloat16Float: bf16 A and B, float C).
-/// Errors: kInvalidArgument.
-Expected<DType> parse_dtype(const std::string& name);
-
-// --- bucketing of a dynamic dimension ---------------------------------------------------------
+namespace tunekit::offline {
 
 /// Sizes lo..hi of a dynamic dimension (hi < 0: no upper bound), all served by the winner tuned
 /// at `representative`.
@@ -116,4 +70,4 @@ struct BucketPlan {
 BucketPlan plan_buckets(const std::vector<GemmProblem>& problems, std::uint8_t dim_bit,
                         const std::vector<Bucket>& buckets);
 
-}  // namespace tunekit::ops
+}  // namespace tunekit::offline

@@ -1,6 +1,8 @@
 // Offline-tuning input: reading problems from real TunableOp files (every op kind, old
 // signatures, BLAS_PARAMS suffixes, foreign validators, skips with reasons), dynamic and
 // BLAS_PARAMS signatures of GemmParams, and bucket planning.
+#include "tunekit/offline/problem_files.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -8,11 +10,13 @@
 #include <fstream>
 
 #include "../test_files.hpp"
-#include "tunekit/ops/gemm_problems.hpp"
+#include "tunekit/offline/buckets.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
-namespace tunekit::ops {
+namespace tunekit::offline {
 namespace {
+
+using namespace ::tunekit::ops;  // NOLINT(google-build-using-namespace): GemmParams and its enums
 
 // Repository fixtures: tests/data/tunableop (README there) and the shipped workload files.
 const std::string kTunableOp = TUNEKIT_TEST_DATA_DIR "/tunableop/";
@@ -193,4 +197,4 @@ TEST(Buckets, RepresentativesAndBucketSignatures) {
 }
 
 }  // namespace
-}  // namespace tunekit::ops
+}  // namespace tunekit::offline

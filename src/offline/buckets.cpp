@@ -1,106 +1,22 @@
-// Reads GEMM problems from TunableOp untuned/results files for offline tuning.
-// See include/tunekit/ops/gemm_problems.hpp.
-#include "tunekit/ops/gemm_problems.hpp"
+// Bucketing of a dynamic dimension for offline tuning: bucket specs, representative problems
+// and the bucket entries they provide. See include/tunekit/offline/buckets.hpp.
+#include "tunekit/offline/buckets.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "tunekit/core/env.hpp"
-#include "tunekit/core/file_io.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
-namespace tunekit::ops {
+namespace tunekit::offline {
 
-Expected<DType> parse_dtype(const std::string& name) {
-  if (name == "float" || name == "f32" || name == "fp32") return DType::kFloat;
-  if (name == "double" || name == "f64" || name == "fp64") return DType::kDouble;
-  if (name == "bf16" || name == "bfloat16" || name == "BFloat16") return DType::kBFloat16;
-  if (name == "bf16_float" || name == "bfloat16_float" || name == "BFloat16_float") {
-    return DType::kBFloat16Float;
-  }
-  return Status(StatusCode::kInvalidArgument,
-                "unknown dtype '" + name + "' (expected float, double, bf16 or bf16_float)");
-}
-
-Status read_gemm_problems(const std::string& path, GemmProblemSet& set,
-                          const DType* dtype_override) {
-  auto file = files::open_regular(path, O_RDONLY, "problem file");
-  if (!file) return file.status();
-  auto read = files::read_all(file->get(), path, "problem file");
-  if (!read) return read.status();
-  const std::string text(strip_byte_order_mark(*read));
-  if (auto at = find_binary_byte(text)) {
-    const auto line_no =
-        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(*at), '\n');
-    return Status(
-        StatusCode::kParseError,
-        fmt::format("{}:{}: binary content (control byte 0x{:02x} at offset {}): not a TunableOp "
-                    "CSV file",
-                    path, line_no, static_cast<unsigned char>(text[*at]), *at));
-  }
-  std::set<std::pair<std::string, std::string>> seen;
-  for (const auto& p : set.problems) seen.emplace(p.op_signature, p.params_signature);
-  std::istringstream lines(text);
-  std::string line;
-  int number = 0;
-  while (std::getline(lines, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.find_first_not_of(" \t") == std::string::npos) continue;
-    const auto c1 = line.find(',');
-    const std::string op = line.substr(0, c1);
-    if (op == "Validator") continue;
-    const std::string where = path + ":" + std::to_string(number);
-    if (c1 == std::string::npos) {
-      set.skipped.push_back({path, number, op, "",
-                             Status(StatusCode::kParseError,
-                                    where + ": expected '<op signature>,<params signature>'")});
-      continue;
-    }
-    const auto c2 = line.find(',', c1 + 1);
-    const std::string params =
-        line.substr(c1 + 1, c2 == std::string::npos ? std::string::npos : c2 - c1 - 1);
-    if (is_wildcard_signature(params)) {
-      set.skipped.push_back(
-          {path, number, op, params,
-           Status(StatusCode::kUnsupported, where + ": " + op + "," + params +
-                                                " is a wildcard or bucket entry (a pattern), not a "
-                                                "problem")});
-      continue;
-    }
-    auto parsed = GemmParams::from_signature(op, params);
-    if (!parsed) {
-      Status s = parsed.status();
-      set.skipped.push_back(
-          {path, number, op, params, Status(s.code(), where + ": " + s.message())});
-      continue;
-    }
-    GemmParams p = *parsed;
-    std::string op_sig = op;
-    if (dtype_override != nullptr && *dtype_override != p.dtype) {
-      p.dtype = *dtype_override;
-      op_sig = p.op_signature();
-    }
-    if (!seen.emplace(op_sig, params).second) {
-      ++set.duplicates;
-      continue;
-    }
-    set.problems.push_back({path, number, op_sig, params, p});
-  }
-  return Status::ok();
-}
-
-// --- bucketing -----------------------------------------------------------------------------
+using ops::GemmKind;
+using ops::GemmParams;
 
 namespace {
 
@@ -313,4 +229,4 @@ BucketPlan plan_buckets(const std::vector<GemmProblem>& problems, std::uint8_t d
   return plan;
 }
 
-}  // namespace tunekit::ops
+}  // namespace tunekit::offline

@@ -1,6 +1,8 @@
 // Local jobs end with their parent: a SIGTERM, SIGINT or SIGKILL to the process running
 // run_local_jobs leaves no worker running (this test process adopts orphans as a subreaper, so
 // a surviving worker is seen and cleaned up).
+#include "tunekit/offline/local_jobs.hpp"
+
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -9,11 +11,11 @@
 
 #include <cerrno>
 #include <csignal>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
-#include "tunekit/distributed/transport.hpp"
-
-namespace tunekit::distributed {
+namespace tunekit::offline {
 namespace {
 
 /// Reads `count` pids from `fd`, waiting at most 20 s in all.
@@ -55,9 +57,7 @@ void expect_workers_end_with_parent(int signal) {
       const pid_t me = ::getpid();
       (void)!::write(fds[1], &me, sizeof me);
       ::sleep(60);  // a slow tuning
-      WorkerReport r;
-      r.rank = job;
-      return r;
+      return std::to_string(job);
     });
     ::_exit(0);
   }
@@ -80,5 +80,20 @@ TEST(LocalJobs, WorkersEndWhenTheParentIsInterrupted) { expect_workers_end_with_
 
 TEST(LocalJobs, WorkersEndWhenTheParentIsKilled) { expect_workers_end_with_parent(SIGKILL); }
 
+TEST(LocalJobs, ReturnEachJobsBytesOrWhyItSentNone) {
+  const std::vector<JobOutput> out = run_local_jobs(3, [](int job) -> std::string {
+    if (job == 1) throw std::runtime_error("no operands");
+    if (job == 2) std::raise(SIGKILL);
+    return "job " + std::to_string(job);
+  });
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_TRUE(out[0].status.is_ok());
+  EXPECT_EQ(out[0].data, "job 0");
+  EXPECT_EQ(out[1].status.message(), "no operands");
+  EXPECT_TRUE(out[1].data.empty());
+  EXPECT_NE(out[2].status.message().find("killed by signal 9"), std::string::npos)
+      << out[2].status.message();
+}
+
 }  // namespace
-}  // namespace tunekit::distributed
+}  // namespace tunekit::offline

@@ -1,6 +1,7 @@
 // Offline tuning in forked local processes that end with their parent, and recovering a dead
-// worker's results from its file.
-// See include/tunekit/distributed/transport.hpp.
+// worker's results from its file. See include/tunekit/offline/local_jobs.hpp.
+#include "tunekit/offline/local_jobs.hpp"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -17,11 +18,11 @@
 #include <exception>
 #include <iterator>
 #include <set>
+#include <string>
 
-#include "tunekit/distributed/transport.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
-namespace tunekit::distributed {
+namespace tunekit::offline {
 namespace {
 
 void write_all(int fd, const std::string& data) {
@@ -117,11 +118,16 @@ struct Child {
   std::string data;
 };
 
+// What a job writes to its pipe: one byte, 'D' (the worker's bytes follow) or 'E' (the message
+// of the exception it threw follows).
+constexpr char kDataFrame = 'D';
+constexpr char kErrorFrame = 'E';
+
 /// In a forked job: ends with the parent (PR_SET_PDEATHSIG, then a re-check that the parent has
-/// not already gone), runs the worker and writes its report to the pipe.
+/// not already gone), runs the worker and writes its bytes to the pipe.
 [[noreturn]] void run_job(int job, pid_t parent, int out_fd, const std::vector<Child>& siblings,
                           const StopSignals& signals,
-                          const std::function<WorkerReport(int job)>& worker) {
+                          const std::function<std::string(int job)>& worker) {
   signals.restore();
   signals.close_in_child();
 #ifdef __linux__
@@ -131,16 +137,15 @@ struct Child {
   for (const Child& c : siblings) {
     if (c.fd >= 0) ::close(c.fd);
   }
-  WorkerReport report;
+  std::string frame(1, kDataFrame);
   try {
-    report = worker(job);
+    frame += worker(job);
   } catch (const std::exception& e) {
-    report.status = Status(StatusCode::kRuntimeError, e.what());
+    frame = std::string(1, kErrorFrame) + e.what();
   } catch (...) {
-    report.status = Status(StatusCode::kRuntimeError, "unknown exception");
+    frame = std::string(1, kErrorFrame) + "unknown exception";
   }
-  report.rank = job;
-  write_all(out_fd, encode(report));
+  write_all(out_fd, frame);
   ::close(out_fd);
   std::fflush(nullptr);
   ::_exit(0);
@@ -148,7 +153,7 @@ struct Child {
 
 /// Forks the jobs (stopping early when a stop signal arrived meanwhile).
 std::vector<Child> start_jobs(int jobs, const StopSignals& signals,
-                              const std::function<WorkerReport(int job)>& worker) {
+                              const std::function<std::string(int job)>& worker) {
   std::vector<Child> children(static_cast<std::size_t>(std::max(jobs, 0)));
   const pid_t parent = ::getpid();
   std::fflush(nullptr);
@@ -216,8 +221,25 @@ void collect_reports(std::vector<Child>& children, const StopSignals& signals) {
   }
 }
 
-std::vector<WorkerReport> reap(std::vector<Child>& children) {
-  std::vector<WorkerReport> reports;
+/// What a job's pipe held: its bytes, the exception it threw, or why it sent nothing (a job that
+/// did not exit normally may have sent part of its bytes: they do not count).
+JobOutput unframe(std::size_t job, const Child& c, int status) {
+  JobOutput out;
+  const bool finished = c.pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (finished && !c.data.empty() && c.data.front() == kDataFrame) {
+    out.data = c.data.substr(1);
+  } else if (finished && !c.data.empty() && c.data.front() == kErrorFrame) {
+    out.status = Status(StatusCode::kRuntimeError, c.data.substr(1));
+  } else {
+    out.status = Status(StatusCode::kRuntimeError,
+                        c.pid > 0 ? describe_exit(static_cast<int>(job), c.pid, status)
+                                  : fmt::format("job {} could not be started", job));
+  }
+  return out;
+}
+
+std::vector<JobOutput> reap(std::vector<Child>& children) {
+  std::vector<JobOutput> outputs;
   for (std::size_t job = 0; job < children.size(); ++job) {
     Child& c = children[job];
     int status = 0;
@@ -225,28 +247,16 @@ std::vector<WorkerReport> reap(std::vector<Child>& children) {
       while (::waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
       }
     }
-    auto decoded = decode_report(c.data);
-    if (decoded) {
-      decoded->rank = static_cast<int>(job);
-      reports.push_back(std::move(*decoded));
-      continue;
-    }
-    WorkerReport dead;
-    dead.rank = static_cast<int>(job);
-    dead.status = Status(StatusCode::kRuntimeError,
-                         c.pid > 0 ? describe_exit(static_cast<int>(job), c.pid, status)
-                                   : fmt::format("job {} could not be started", job));
-    reports.push_back(std::move(dead));
+    outputs.push_back(unframe(job, c, status));
   }
-  return reports;
+  return outputs;
 }
 
 }  // namespace
 
-std::vector<WorkerReport> run_local_jobs(int jobs,
-                                         const std::function<WorkerReport(int job)>& worker) {
+std::vector<JobOutput> run_local_jobs(int jobs, const std::function<std::string(int job)>& worker) {
   int stop = 0;
-  std::vector<WorkerReport> reports;
+  std::vector<JobOutput> reports;
   {
     const StopSignals signals;
     std::vector<Child> children = start_jobs(jobs, signals, worker);
@@ -285,4 +295,4 @@ std::size_t recover_results(WorkerReport& report, const std::string& path,
   return recovered;
 }
 
-}  // namespace tunekit::distributed
+}  // namespace tunekit::offline

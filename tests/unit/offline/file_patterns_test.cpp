@@ -1,15 +1,16 @@
 // Tests of the single-process offline-tuning pieces: input file patterns.
-#include "tunekit/ops/offline_tuning.hpp"
-
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "../test_files.hpp"
+#include "tunekit/offline/problem_files.hpp"
 
-namespace tunekit::ops {
+namespace tunekit::offline {
 namespace {
+
+using namespace ::tunekit::ops;  // NOLINT(google-build-using-namespace): GemmParams and its enums
 
 using testing::TempDir;
 
@@ -35,4 +36,4 @@ TEST(Patterns, ExpandGlobsAndNameWhatIsMissing) {
 }
 
 }  // namespace
-}  // namespace tunekit::ops
+}  // namespace tunekit::offline
