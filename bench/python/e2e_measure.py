@@ -82,8 +82,10 @@ def pool_interference(tt, dtype, rounds=41):
     """Whether torch's OpenMP pool and tunekit's slow each other: a tunekit-served product
     (4096 x 4096 weights, 1 token) timed right after itself and right after a torch kernel on
     torch's pool (an elementwise op over 1 MiB: it wakes the pool but leaves the caches to the
-    product), and that torch kernel right after itself and right after the product. Medians in us; ratio "after the other" / "after itself" (1.0: no
-    interference)."""
+    product), and that torch kernel right after itself and right after the product; then the torch
+    kernel after torch's own product (stock: the cache misses a 64 MiB weight stream leaves
+    behind, which are not pool interference). Medians in us; ratios "after the other" / "after
+    itself" (1.0: no interference)."""
     tt.enable()
     w = torch.randn(4096, 4096).to(dtype)
     x = torch.randn(1, 4096).to(dtype)
@@ -103,11 +105,18 @@ def pool_interference(tt, dtype, rounds=41):
         for _ in range(rounds):
             for name, (first, second) in pairs.items():
                 times[name].append(_timed_second(first, second))
-    tt.disable()
+        tt.disable()  # the same two pairs with torch's own product: what a stock model sees
+        stock = {"stock_gemm_after_torch": (elementwise, gemm),
+                 "torch_after_stock_gemm": (gemm, elementwise)}
+        times.update({k: [] for k in stock})
+        for _ in range(rounds):
+            for name, (first, second) in stock.items():
+                times[name].append(_timed_second(first, second))
     med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
     return {**{k + "_us": v for k, v in med.items()},
             "gemm_ratio": med["gemm_after_torch"] / med["gemm_after_gemm"],
-            "torch_ratio": med["torch_after_gemm"] / med["torch_after_torch"]}
+            "torch_ratio": med["torch_after_gemm"] / med["torch_after_torch"],
+            "torch_ratio_stock": med["torch_after_stock_gemm"] / med["torch_after_torch"]}
 
 
 def python_override_overhead(n=8, blocks=21, calls=2000):
