@@ -114,7 +114,7 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
 }
 
 WorkerReport tune_share(GemmTunableOp& op, const std::vector<ProblemRef>& problems, int rank,
-                        const ProgressFn& progress) {
+                        const ProgressFn& progress, const FinishedFn& finished) {
   WorkerReport report;
   report.rank = rank;
   report.host = host_name();
@@ -128,6 +128,7 @@ WorkerReport tune_share(GemmTunableOp& op, const std::vector<ProblemRef>& proble
     if (o.kind != ProblemOutcome::Kind::kFailed && !line.op_signature.empty()) {
       report.results.push_back(std::move(line));
     }
+    if (finished) finished(i, problems.size(), o);
     report.outcomes.push_back(std::move(o));
   }
   return report;

@@ -17,6 +17,7 @@ namespace tunekit::distributed {
 
 // The single-process pieces every worker runs (ops/offline_tuning.hpp).
 using ops::expand_file_patterns;
+using ops::FinishedFn;
 using ops::host_name;
 using ops::ProblemOutcome;
 using ops::ProblemRef;

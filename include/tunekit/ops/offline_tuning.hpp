@@ -63,6 +63,8 @@ Expected<std::vector<std::string>> expand_file_patterns(const std::vector<std::s
 
 /// Progress callback: (problems done, problems in the share, the problem starting now).
 using ProgressFn = std::function<void(std::size_t, std::size_t, const std::string&)>;
+/// Called after each problem: (its index in the share, problems in the share, its outcome).
+using FinishedFn = std::function<void(std::size_t, std::size_t, const ProblemOutcome&)>;
 
 /// Tunes one problem with `op` unless its context already holds a result (then kCached), on
 /// operands filled from a fixed seed; the leading dimensions of the signature are kept (padded
@@ -75,9 +77,10 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ProblemRef& problem, int ra
                             ResultLine* result);
 
 /// Tunes `problems` in order and returns the report of worker `rank`: host, thread count,
-/// validators of `op`'s context, one outcome per problem and the results found.
+/// validators of `op`'s context, one outcome per problem and the results found. `progress` is
+/// called before each problem, `finished` after it.
 WorkerReport tune_share(GemmTunableOp& op, const std::vector<ProblemRef>& problems, int rank,
-                        const ProgressFn& progress = {});
+                        const ProgressFn& progress = {}, const FinishedFn& finished = {});
 
 /// This host's name ("" when unknown).
 std::string host_name();
