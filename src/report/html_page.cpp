@@ -24,12 +24,14 @@ h3 { font-size: 15px; margin: 16px 0 4px; }
 .scroll { overflow-x: auto; max-height: 420px; overflow-y: auto; }
 table { border-collapse: collapse; font-size: 12px; width: 100%; background: #fff; }
 th, td { padding: 3px 8px; border-bottom: 1px solid #eee; text-align: left; white-space: nowrap; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 240px; }
 th { background: #f0f0f0; position: sticky; top: 0; }
 .grid { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 16px; }
 .grid.wide { grid-template-columns: 1fr; }
 figure.chart { margin: 12px 0 0; background: #fff; border: 1px solid #e4e4e4; padding: 8px; }
 figcaption { font-weight: 600; font-size: 13px; margin-bottom: 4px; }
 .canvas { position: relative; height: 340px; }
+.canvas.tall { height: 440px; }
 )css";
 
 /// The data as a JSON script element's text: "</" written "<\/" so no string ends the element.

@@ -6,7 +6,9 @@
   const app = document.getElementById('app');
   const charts = [];
   const palette = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
-                   '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39'];
+                   '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#637939', '#8c6d31', '#843c39',
+                   '#7b4173', '#3182bd', '#e6550d', '#31a354', '#756bb1', '#636363', '#9c9ede',
+                   '#cedb9c', '#e7ba52', '#e7969c', '#de9ed6', '#6baed6', '#fd8d3c', '#74c476'];
   const colours = new Map();
   Chart.defaults.animation = false;
   Chart.defaults.maintainAspectRatio = false;
@@ -56,20 +58,27 @@
   function table(header, rows) {
     const t = el('table', {}, el('thead', {}, el('tr', {}, ...header.map((h) => el('th', {}, h)))));
     const body = el('tbody');
-    for (const r of rows) body.append(el('tr', {}, ...r.map((c) => el('td', {}, c))));
+    // Long configuration names may wrap; numbers and problems stay on one line.
+    const cell = (c) => el('td', String(c).length > 40 ? {class: 'wrap'} : {}, c);
+    for (const r of rows) body.append(el('tr', {}, ...r.map(cell)));
     t.append(body);
     return el('div', {class: 'scroll'}, t);
   }
-  function chart(parent, title, config) {
+  function chart(parent, title, config, tall) {
     const canvas = el('canvas', {'aria-label': title, role: 'img'});
     const box = el('figure', {class: 'chart'}, el('figcaption', {}, title),
-                   el('div', {class: 'canvas'}, canvas));
+                   el('div', {class: tall ? 'canvas tall' : 'canvas'}, canvas));
     parent.append(box);
     charts.push({chart: new Chart(canvas, config), canvas: canvas});
   }
   function logAxis(title) { return {type: 'logarithmic', title: {display: true, text: title}}; }
   function axis(title) { return {title: {display: true, text: title}}; }
-  function shortLabel(params) { return params.length > 28 ? params.slice(0, 27) + '\u2026' : params; }
+  // "tn_4096_16_11008_ld_..." -> "4096\u00d716\u00d711008" (m x n x k); other forms shortened.
+  function shortLabel(params) {
+    const m = /^[a-z]{2}_(\d+)_(\d+)_(\d+)/i.exec(params);
+    if (m) return m[1] + '\u00d7' + m[2] + '\u00d7' + m[3];
+    return params.length > 28 ? params.slice(0, 27) + '\u2026' : params;
+  }
 
   function header() {
     app.append(el('h1', {}, data.title));
@@ -105,8 +114,9 @@
       p.map((x) => [x.params, x.winner, num(x.time_ms), num(x.gflops, 1), num(x.default_ms),
                     ratio(x.speedup_default), ratio(x.speedup_best_library),
                     x.runner_up ? x.runner_up + ' (' + num(x.runner_up_ms) + ')' : '-'])));
+    const wide = el('div', {class: 'grid wide'});
     const grid = el('div', {class: 'grid'});
-    s.append(grid);
+    s.append(wide, grid);
     const labels = p.map((x) => shortLabel(x.params));
     const names = [];
     for (const x of p) for (const c of x.candidates) if (!names.includes(c.name)) names.push(c.name);
@@ -117,10 +127,10 @@
     datasets.unshift({label: 'winner', showLine: false, pointStyle: 'star', pointRadius: 9,
                       borderWidth: 2, borderColor: '#000', backgroundColor: '#000',
                       data: p.map((x) => x.time_ms)});
-    chart(grid, 'Every candidate\u2019s time per problem (ms, log scale; star: winner)',
+    chart(wide, 'Every candidate\u2019s time per problem (ms, log scale; star: winner; problems m\u00d7n\u00d7k)',
           {type: 'line', data: {labels: labels, datasets: datasets},
            options: {scales: {y: logAxis('ms per call'), x: {ticks: {autoSkip: false}}},
-                     plugins: {legend: {position: 'bottom', labels: {boxWidth: 10}}}}});
+                     plugins: {legend: {position: 'right', labels: {boxWidth: 10}}}}}, true);
     chart(grid, 'Speed-up of the winner per problem',
           {type: 'bar', data: {labels: labels, datasets: [
              {label: 'over Default', backgroundColor: '#1f77b4', data: p.map((x) => x.speedup_default)},
