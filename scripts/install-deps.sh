@@ -16,7 +16,10 @@ PACKAGES=(
   libffi-dev libssl-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
   python3-dev pybind11-dev
+  libjs-chart.js chromium
 )
+# libjs-chart.js: the plotting library `tunekit report` inlines into its page; chromium: the
+# headless browser the report's test opens the page in (docs/report.md).
 
 # The Python module (docs/python.md) is built for the first `python3` on PATH (a virtual
 # environment, pyenv) or TUNEKIT_PYTHON_EXECUTABLE: NumPy and pytest come from Debian when that is

@@ -485,7 +485,8 @@ def bench_problem(args, torch, tunekit, tunable, probe, p: Problem) -> dict:
     record = {"dtype": p.dtype, "m": p.m, "n": p.n, "k": p.k, "copies": len(copies),
               "torch_kernel": torch_kernel, "solution": v.solution, "tuned_ms": v.tuned_ms,
               "tuned_entry_hit": v.hit, "dispatch_problems": v.problems,
-              "max_error_over_tolerance": err, "error": None}
+              "max_error_over_tolerance": err, "error": None,
+              "op_signature": p.op_signature, "params_signature": p.params_signature}
     del y_torch, y_tunekit
     hit = f"hit -> {v.solution} (tuned {v.tuned_ms:.4g} ms)" if v.hit else \
         "NOT THE TUNED ZERO-COPY DISPATCH"
@@ -584,6 +585,26 @@ def parse_args():
     return args
 
 
+def store_run(tunekit, records) -> None:
+    """Stores the medians of the run in the user tuning database (TUNEKIT_DB), where
+    `tunekit report` shows them beside `tunekit compare`'s runs (docs/report.md)."""
+    rows = []
+    for r in records:
+        if r["error"] or "torch_ms" not in r:
+            continue
+        rows.append((r["op_signature"], r["params_signature"], "torch", "torch", r["torch_ms"]))
+        rows.append((r["op_signature"], r["params_signature"], "tuned", "tuned", r["tunekit_ms"]))
+    if not rows:
+        return
+    try:
+        where = tunekit._tunekit.report.store_comparison(rows, "torch")
+    except tunekit.TunekitError as e:
+        print(f"note: the run was not stored in the tuning database: {e}", file=sys.stderr)
+        return
+    if where:
+        print(f"run stored in the tuning database {where} (tunekit report shows it)")
+
+
 def main() -> int:
     args = parse_args()
     problems = select_problems(args)
@@ -614,6 +635,7 @@ def main() -> int:
         info = header(args, torch, tunable, np)
         probe = DispatchProbe(scratch)
         records = [bench_problem(args, torch, tunekit, tunable, probe, p) for p in problems]
+        store_run(tunekit, records)
     info["process_threads"] = len(os.listdir("/proc/self/task"))
     summaries = {}
     for dtype in dict.fromkeys(r["dtype"] for r in records):

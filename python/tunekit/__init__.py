@@ -44,6 +44,7 @@ from .measure import (LocalBuilder, LocalRunner, MeasureErrorNo, MeasureInput, M
                       measure_option)
 from .space import ConfigEntity, ConfigSpace, get_config
 from .template import template
+from .report import report
 
 __all__ = [
     "DTypeError",
@@ -58,6 +59,7 @@ __all__ = [
     "ValidatorMismatchError",
     "gemm",
     "matmul",
+    "report",
     "tunable",
     # AutoTVM / Kernel Tuner (docs/python.md, "AutoTVM's workflow")
     "ApplyHistoryBest",

@@ -244,12 +244,29 @@ def _report(outcomes, skipped, what: str) -> None:
             f"(first: {op},{params}: {note}); the others' results were written")
 
 
-def tune_gemm_in_file(filename: str) -> None:
+def tune_gemm_in_file(filename: str, progress: bool = True) -> None:
     """Tunes every GEMM problem of a TunableOp untuned or results file (PyTorch's too) in this
     process, appending each winner to the results file as it is found; problems that already
     have a result are kept. Needs TunableOp and tuning on (tunekit.InvalidArgumentError).
-    Lines tunekit cannot run (fp8, Half, ...) are skipped with a warning."""
-    outcomes, skipped = _off.tune_gemm_in_file(os.fspath(filename))
+    Lines tunekit cannot run (fp8, Half, ...) are skipped with a warning. With ``progress``, a
+    tqdm bar (plain lines on stderr without tqdm) advances per problem, naming its winner."""
+    bar = None
+
+    def finished(index, total, outcome):
+        nonlocal bar
+        if bar is None:
+            from .report import progress as make_bar
+            bar = make_bar(total, "tune_gemm_in_file")
+        op, params, kind, winner = outcome[0], outcome[1], outcome[2], outcome[3]
+        bar.set_postfix_str(f"{op},{params}: {kind} {winner}".rstrip(), refresh=False)
+        bar.update(1)
+
+    try:
+        outcomes, skipped = _off.tune_gemm_in_file(os.fspath(filename),
+                                                   finished if progress else None)
+    finally:
+        if bar is not None:
+            bar.close()
     _report(outcomes, skipped, "tune_gemm_in_file")
 
 

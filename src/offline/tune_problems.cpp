@@ -129,7 +129,7 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const GemmParams& problem, int ra
 }
 
 WorkerReport tune_problems(GemmTunableOp& op, std::span<const GemmParams> problems, int rank,
-                           const ProgressFn& progress) {
+                           const ProgressFn& progress, const FinishedFn& finished) {
   WorkerReport report;
   report.rank = rank;
   report.host = hw::host_name();
@@ -143,6 +143,7 @@ WorkerReport tune_problems(GemmTunableOp& op, std::span<const GemmParams> proble
     if (o.kind != ProblemOutcome::Kind::kFailed && !line.op_signature.empty()) {
       report.results.push_back(std::move(line));
     }
+    if (finished) finished(i, problems.size(), o);
     report.outcomes.push_back(std::move(o));
   }
   return report;

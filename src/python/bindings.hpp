@@ -20,5 +20,7 @@ void bind_linear(nanobind::module_& m);
 /// AutoTVM's workflow on the kernel engine: the submodule autotvm (space_binding.cpp,
 /// kernel_binding.cpp).
 void bind_autotvm(nanobind::module_& m);
+/// The HTML report and stored comparison runs: the submodule report (report_binding.cpp).
+void bind_report(nanobind::module_& m);
 
 }  // namespace tunekit::python

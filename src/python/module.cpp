@@ -10,4 +10,5 @@ NB_MODULE(_tunekit, m) {
   tunekit::python::bind_gemm(m);
   tunekit::python::bind_linear(m);
   tunekit::python::bind_autotvm(m);
+  tunekit::python::bind_report(m);
 }

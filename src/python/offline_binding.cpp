@@ -81,8 +81,9 @@ std::tuple<std::vector<ops::GemmParams>, std::vector<std::string>> read_problems
 /// tune_gemm_in_file(filename): every problem of the file tuned in this process with the GEMM
 /// op (a result already held is kept), each winner appended to the results file as it is found.
 /// Returns (outcomes, messages of skipped lines).
+/// `finished` (when not None) is called after each problem with (index, total, outcome tuple).
 std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_file(
-    const std::string& filename) {
+    const std::string& filename, nb::object finished) {
   TuningContext& ctx = tuning_context();
   if (!ctx.is_enabled() || !ctx.is_tuning_enabled()) {
     raise(Status(StatusCode::kInvalidArgument,
@@ -100,7 +101,14 @@ std::tuple<std::vector<OutcomeTuple>, std::vector<std::string>> tune_gemm_in_fil
   {
     nb::gil_scoped_release unlocked;
     ctx.ensure_results_loaded();
-    report = offline::tune_problems(op, problems, ctx.device_ordinal(), &check_signals);
+    offline::FinishedFn after;
+    if (!finished.is_none()) {
+      after = [&finished](std::size_t i, std::size_t n, const ProblemOutcome& o) {
+        nb::gil_scoped_acquire locked;
+        finished(i, n, outcome_tuples({o}).front());
+      };
+    }
+    report = offline::tune_problems(op, problems, ctx.device_ordinal(), &check_signals, after);
   }
   return {outcome_tuples(report.outcomes), std::move(skipped)};
 }
@@ -200,7 +208,8 @@ std::tuple<std::vector<std::string>, std::vector<std::string>, std::vector<Outco
 
 void bind_offline(nb::module_& m) {
   nb::module_ o = m.def_submodule("offline", "offline tuning (see tunekit.tunable)");
-  o.def("tune_gemm_in_file", &tune_gemm_in_file, nb::arg("filename"));
+  o.def("tune_gemm_in_file", &tune_gemm_in_file, nb::arg("filename"),
+        nb::arg("finished") = nb::none());
   o.def("read_problems", &read_problems_wire, nb::arg("pattern"));
   o.def("tune_worker", &tune_worker, nb::arg("problems"), nb::arg("rank"), nb::arg("ranks"),
         nb::arg("base"));

@@ -111,6 +111,15 @@ Status check_regular(const std::string& path) {
                                                   path, files::kind_of(st.st_mode)));
 }
 
+constexpr const char* kComparisonsTable = R"sql(
+CREATE TABLE IF NOT EXISTS comparisons(
+  id INTEGER PRIMARY KEY,
+  environment INTEGER NOT NULL REFERENCES environments(id),
+  run TEXT NOT NULL, tool TEXT NOT NULL, op TEXT NOT NULL, params TEXT NOT NULL,
+  contender TEXT NOT NULL, kind TEXT NOT NULL, time_ms REAL,
+  host TEXT NOT NULL DEFAULT '', created TEXT NOT NULL);
+)sql";
+
 }  // namespace
 
 bool same_environment(const DbEnvironment& a, const DbEnvironment& b) {
@@ -359,6 +368,54 @@ Expected<std::size_t> TuningDb::add_trials(std::span<const DbTrial> trials) {
 Expected<std::int64_t> TuningDb::environment_id(const DbEnvironment& environment) {
   std::lock_guard lock(mutex_);
   return in_transaction([&] { return environment_id_locked(environment); });
+}
+
+Expected<std::size_t> TuningDb::add_comparisons(const DbEnvironment& environment,
+                                                std::span<const DbComparison> rows) {
+  std::lock_guard lock(mutex_);
+  return in_transaction([&]() -> Expected<std::size_t> {
+    TUNEKIT_RETURN_IF_ERROR(exec(kComparisonsTable));
+    auto env = environment_id_locked(environment);
+    if (!env) return env.status();
+    Statement insert(db_,
+                     "INSERT INTO comparisons(environment, run, tool, op, params, contender, kind, "
+                     "time_ms, host, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    const std::string now = utc_now();
+    for (const DbComparison& c : rows) {
+      insert.reset();
+      insert.bind(1, *env).bind(2, c.run).bind(3, c.tool).bind(4, c.op_signature);
+      insert.bind(5, c.params_signature).bind(6, c.contender).bind(7, c.kind).bind(8, c.time_ms);
+      insert.bind(9, c.provenance.host);
+      insert.bind(10, c.provenance.created.empty() ? now : c.provenance.created);
+      if (insert.step() != SQLITE_DONE) return error("cannot store a comparison");
+    }
+    return rows.size();
+  });
+}
+
+Expected<std::vector<DbComparison>> TuningDb::comparisons() const {
+  std::lock_guard lock(mutex_);
+  Statement select(db_,
+                   "SELECT environment, run, tool, op, params, contender, kind, time_ms, host, "
+                   "created FROM comparisons ORDER BY id");
+  std::vector<DbComparison> out;
+  if (select.prepared() != SQLITE_OK) return out;  // no comparison stored yet
+  int rc = SQLITE_ROW;
+  while ((rc = select.step()) == SQLITE_ROW) {
+    DbComparison c;
+    c.environment = select.integer(0);
+    c.run = select.text(1);
+    c.tool = select.text(2);
+    c.op_signature = select.text(3);
+    c.params_signature = select.text(4);
+    c.contender = select.text(5);
+    c.kind = select.text(6);
+    c.time_ms = select.real(7);
+    c.provenance = DbProvenance{select.text(8), c.tool, select.text(9)};
+    out.push_back(std::move(c));
+  }
+  if (rc != SQLITE_DONE) return error("cannot read comparisons");
+  return out;
 }
 
 Expected<std::vector<DbStoredEnvironment>> TuningDb::environments() const {

@@ -2,6 +2,7 @@
 // tuned dispatch (tunekit::gemm's hit path) on each problem of a file, and prints the ratios.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,11 +14,14 @@
 
 #include "commands.hpp"
 #include "compare_problem.hpp"
+#include "progress.hpp"
 #include "table.hpp"
 #include "tunekit/core/clock.hpp"
+#include "tunekit/core/hardware.hpp"
 #include "tunekit/core/stats.hpp"
 #include "tunekit/offline/problem_files.hpp"
 #include "tunekit/ops/threading.hpp"
+#include "tunekit/records/tuning_db.hpp"
 #include "tuning_setup.hpp"
 
 namespace tunekit::cli {
@@ -106,6 +110,38 @@ class WorkloadSummary {
   std::map<std::string, std::vector<double>> fixed_ratios_;
 };
 
+/// The rows one compared problem adds to the tuning database: every contender's median time.
+void add_db_rows(std::vector<DbComparison>& rows, const DbComparison& run,
+                 const ops::GemmParams& shape, const ProblemComparison& pc) {
+  for (const Contender& c : pc.contenders) {
+    DbComparison row = run;
+    row.op_signature = shape.op_signature();
+    row.params_signature = shape.signature();
+    const bool tuned = c.index == Contender::kTuned;
+    row.contender = tuned ? "tuned" : c.name;
+    row.kind =
+        tuned ? "tuned"
+              : (c.name == "Default" ? "default" : (c.library == "native" ? "native" : "library"));
+    row.time_ms = c.median_ms;
+    rows.push_back(std::move(row));
+  }
+}
+
+/// Stores the run in the user tuning database (docs/database.md); a failure is a warning.
+void store_comparison(TuningContext& ctx, const std::vector<DbComparison>& rows) {
+  if (rows.empty()) return;
+  auto db = ctx.databases().user_for_writing();
+  if (db && !*db) return;  // no user database (TUNEKIT_DB=off)
+  auto stored = db ? (*db)->add_comparisons(ctx.validators().values(), rows)
+                   : Expected<std::size_t>(db.status());
+  if (!stored) {
+    std::fprintf(stderr, "tunekit warning: comparison not stored: %s\n",
+                 stored.status().message().c_str());
+    return;
+  }
+  std::printf("comparison stored in the tuning database %s\n", (*db)->path().c_str());
+}
+
 void add_rows(Table& table, Table& detail, const std::string& label, const ops::GemmParams& shape,
               const std::string& solution, const ProblemComparison& pc, bool all) {
   const Contender& tuned = pc.tuned();
@@ -122,6 +158,16 @@ void add_rows(Table& table, Table& detail, const std::string& label, const ops::
                     format_number(gflops(shape.flops(), c.median_ms)),
                     fmt::format("{:.3f}", c.median_ms / best.median_ms)});
   }
+}
+
+/// One compared problem for the progress line: the winner and how it fared.
+std::string progress_text(const std::string& solution, const ProblemComparison& pc) {
+  const Contender* d = pc.default_contender();
+  return fmt::format(
+      "winner {}, tuned/best single {:.3f}{}", solution, pc.tuned_over_best,
+      d != nullptr && d->median_ms > 0
+          ? fmt::format(", {:.2f}x over Default", d->median_ms / pc.tuned().median_ms)
+          : std::string());
 }
 
 void run_compare(const CompareArgs& args) {
@@ -146,28 +192,42 @@ void run_compare(const CompareArgs& args) {
   WorkloadSummary summary;
   std::set<std::string> compared;
   const std::int64_t start = now_ns();
+  DbComparison run;
+  run.tool = "compare";
+  run.provenance = DbProvenance{hw::host_name(), "compare", utc_now()};
+  run.run =
+      fmt::format("compare {} {} {}", run.provenance.created, run.provenance.host, ::getpid());
+  std::vector<DbComparison> db_rows;
+  Progress bar(set.problems.size());
   for (std::size_t pi = 0; pi < set.problems.size(); ++pi) {
     const auto& prob = set.problems[pi];
     const ops::GemmParams& shape = prob.params;
     const std::string label = prob.op_signature + "," + prob.params_signature;
-    progress(pi, set.problems.size(), label);
+    bar.begin(pi, label);
     // The same problem written twice (e.g. with and without its leading dimensions) is one.
-    if (!compared.insert(shape.op_signature() + "," + shape.signature()).second) continue;
+    if (!compared.insert(shape.op_signature() + "," + shape.signature()).second) {
+      bar.finished(pi, label, "compared above");
+      continue;
+    }
     auto stored = ctx.results_manager().lookup(shape.op_signature(), shape.signature());
     if (!stored) {
       table.add_row({label, "-", "-", "-", "not tuned", "-", "-", "-"});
+      bar.finished(pi, label, "not tuned");
       continue;
     }
     auto pc = compare_problem(op, shape, stored->solution, options);
     if (!pc) throw CommandFailure{kExitFailure, pc.status().message()};
     if (!pc->best || std::isnan(pc->tuned().median_ms)) {
       table.add_row({label, "-", "-", "-", pc->tuned().name, "-", "-", "-"});
+      bar.finished(pi, label, "could not be timed");
       continue;
     }
     add_rows(table, detail, label, shape, stored->solution, *pc, args.all);
     summary.add(label, *pc);
+    add_db_rows(db_rows, run, shape, *pc);
+    bar.finished(pi, label, progress_text(stored->solution, *pc));
   }
-  progress_done();
+  bar.done();
   if (summary.empty()) {
     throw CommandFailure{
         kExitFailure,
@@ -185,6 +245,7 @@ void run_compare(const CompareArgs& args) {
       options.repeats, options.head_to_head, 4 * options.head_to_head, options.head_to_head_ms,
       ops::num_threads(), elapsed_ms(start, now_ns()) / 1000.0);
   summary.print();
+  store_comparison(ctx, db_rows);
 }
 
 }  // namespace

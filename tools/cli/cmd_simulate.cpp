@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "tunekit/core/json.hpp"
 #include "tunekit/search/replay.hpp"
 #include "tunekit/search/strategy.hpp"
@@ -159,6 +160,10 @@ void run_simulate(const SimulateArgs& args) {
     files.push_back({std::move(data), load_s});
   }
 
+  // On stderr in both modes: stdout is the table (or JSON) being written as the runs finish.
+  tunekit::cli::Progress bar(files.size() * strategies.size(), tunekit::cli::detect_progress_mode(),
+                             stderr);
+  std::size_t unit = 0;
   for (std::size_t file = 0; file < files.size(); ++file) {
     const std::string& path = args.data[file];
     const auto& data = files[file].data;
@@ -221,6 +226,8 @@ void run_simulate(const SimulateArgs& args) {
       so.runs = args.runs;
       so.seed = args.seed;
       so.threads = threads;
+      const std::string label = fmt::format("{} {}", path, s);
+      bar.begin(unit, label);
       auto traces = tunekit::simulate_strategy(data, so);
       if (!traces) throw CommandFailure{tunekit::cli::kExitFailure, traces.status().message()};
       double wall = 0.0;
@@ -254,7 +261,11 @@ void run_simulate(const SimulateArgs& args) {
         row["objective_ms_per_run"] = std::move(per_run);
       }
       file_report["strategies"].push_back(row);
+      bar.finished(unit++, label,
+                   fmt::format("{} runs, FoO@{} {:.3f}", args.runs, max_budget,
+                               tunekit::fraction_of_optimum(*data, *traces, max_budget)));
       if (!json) {
+        bar.done();
         fmt::print("{}\n", line);
         std::fflush(stdout);
       }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "table.hpp"
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/hardware.hpp"
@@ -230,6 +231,31 @@ std::vector<Problem> share_of(const std::vector<Problem>& problems, int ranks, i
   return share;
 }
 
+/// One finished problem for the progress line: "winner native_f32[...] 0.123 ms, 1.52x over
+/// Default", "already tuned: <winner>", or the failure.
+std::string outcome_text(const ProblemOutcome& o) {
+  using Kind = ProblemOutcome::Kind;
+  if (o.kind == Kind::kFailed) return "failed: " + o.note;
+  if (o.kind == Kind::kCached) return "already tuned: " + o.winner;
+  std::string text = fmt::format("winner {} {} ms", o.winner, format_number(o.time_ms));
+  if (o.default_ms > 0 && o.time_ms > 0) {
+    text += fmt::format(", {:.2f}x over Default", o.default_ms / o.time_ms);
+  }
+  return o.note == "tuned" ? text : text + " (" + o.note + ")";
+}
+
+/// Tunes `problems` showing progress in `mode` (progress.hpp).
+WorkerReport tune_with_progress(GemmTunableOp& op, const std::vector<ops::GemmParams>& problems,
+                                int rank, ProgressMode mode) {
+  Progress bar(problems.size(), mode);
+  return offline::tune_problems(
+      op, problems, rank,
+      [&bar](std::size_t i, std::size_t, const std::string& label) { bar.begin(i, label); },
+      [&bar](std::size_t i, std::size_t, const ProblemOutcome& o) {
+        bar.finished(i, o.op_signature + "," + o.params_signature, outcome_text(o));
+      });
+}
+
 /// One worker: set up (its own results file and thread count), tune its share, report. Setup
 /// failures become the report's status.
 WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ops::GemmParams>& problems,
@@ -242,10 +268,8 @@ WorkerReport run_worker(const TuneFileArgs& args, const std::vector<ops::GemmPar
     auto op = setup_worker_tuning(args.flags, WorkerSetup{rank, workers_on_host, base,
                                                           distributed::full_results_name(base, 0)});
     check_results_writable(op->context().filename());
-    report = offline::tune_problems(
-        *op, share_of(problems, ranks, rank), rank,
-        show_progress ? offline::ProgressFn(&progress) : offline::ProgressFn());
-    if (show_progress) progress_done();
+    report = tune_with_progress(*op, share_of(problems, ranks, rank), rank,
+                                show_progress ? detect_progress_mode() : ProgressMode::kOff);
   } catch (const CommandFailure& f) {
     report.status = Status(StatusCode::kRuntimeError, f.message);
   } catch (const tunekit::Error& e) {
@@ -389,8 +413,7 @@ void run_single(const TuneFileArgs& args) {
   check_results_writable(tuning_context().filename());
   TuningContext& ctx = tuning_context();
   const std::int64_t start = now_ns();
-  const WorkerReport report = offline::tune_problems(*op, prep.problems, 0, &progress);
-  progress_done();
+  const WorkerReport report = tune_with_progress(*op, prep.problems, 0, detect_progress_mode());
   print_outcomes(report.outcomes, /*with_rank=*/false, elapsed_ms(start, now_ns()) / 1000.0);
   print_skipped(prep);
   const BucketWrite buckets = write_bucket_entries(prep, ctx);

@@ -92,3 +92,4 @@ void register_log_command(CLI::App& app);
 void register_space_command(CLI::App& app);
 void register_tune_kernel_command(CLI::App& app);
 void register_db_command(CLI::App& app);
+void register_report_command(CLI::App& app);

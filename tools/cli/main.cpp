@@ -83,6 +83,7 @@ int main(int argc, char** argv) {
   register_space_command(app);
   register_tune_kernel_command(app);
   register_db_command(app);
+  register_report_command(app);
   if (const std::string unknown = unknown_command_error(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "tunekit: %s\n", unknown.c_str());
     return tunekit::cli::kExitUsage;

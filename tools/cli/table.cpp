@@ -1,4 +1,4 @@
-// Plain-text table rendering and the terminal progress bar.
+// Plain-text table rendering and number formatting for the CLI.
 // See tools/cli/table.hpp.
 #include "table.hpp"
 
@@ -53,22 +53,6 @@ std::string format_number(double value) {
   if (a >= 10) return fmt::format("{:.2f}", value);
   if (a >= 0.01) return fmt::format("{:.3f}", value);
   return fmt::format("{:.3g}", value);
-}
-
-void progress(std::size_t done, std::size_t total, const std::string& label) {
-  if (!::isatty(STDERR_FILENO) || total == 0) return;
-  constexpr std::size_t kWidth = 24;
-  const std::size_t filled = done * kWidth / total;
-  std::string bar(filled, '#');
-  bar.resize(kWidth, '.');
-  std::fprintf(stderr, "\r\033[K[%s] %zu/%zu %s", bar.c_str(), done, total, label.c_str());
-  std::fflush(stderr);
-}
-
-void progress_done() {
-  if (!::isatty(STDERR_FILENO)) return;
-  std::fprintf(stderr, "\r\033[K");
-  std::fflush(stderr);
 }
 
 }  // namespace tunekit::cli

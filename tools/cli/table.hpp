@@ -23,9 +23,5 @@ class Table {
 
 /// "1.23" style: 3 significant digits below 10, otherwise fixed with 1 decimal.
 std::string format_number(double value);
-/// Progress bar on stderr when it is a terminal: "[#####.....] 5/16 label" (\r, no newline).
-void progress(std::size_t done, std::size_t total, const std::string& label);
-/// Ends a progress bar line (clears it) when stderr is a terminal.
-void progress_done();
 
 }  // namespace tunekit::cli

@@ -17,6 +17,8 @@ namespace tunekit::offline {
 
 /// Progress callback: (problems done, problems in the list, the problem starting now).
 using ProgressFn = std::function<void(std::size_t, std::size_t, const std::string&)>;
+/// Called after each problem: (its index in the list, problems in the list, its outcome).
+using FinishedFn = std::function<void(std::size_t, std::size_t, const ProblemOutcome&)>;
 
 /// The text form of a parsed problem (its canonical signatures), as it travels between workers.
 ProblemRef problem_ref(const ops::GemmParams& params);
@@ -36,8 +38,9 @@ ProblemOutcome tune_problem(GemmTunableOp& op, const ops::GemmParams& problem, i
                             ResultLine* result);
 
 /// Tunes `problems` in order and returns the report of worker `rank`: host, thread count,
-/// validators of `op`'s context, one outcome per problem and the results found.
+/// validators of `op`'s context, one outcome per problem and the results found. `progress` is
+/// called before each problem, `finished` after it.
 WorkerReport tune_problems(GemmTunableOp& op, std::span<const ops::GemmParams> problems, int rank,
-                           const ProgressFn& progress = {});
+                           const ProgressFn& progress = {}, const FinishedFn& finished = {});
 
 }  // namespace tunekit::offline

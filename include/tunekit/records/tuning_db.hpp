@@ -84,6 +84,20 @@ struct DbTrial {
   std::optional<std::int64_t> environment;  ///< the measuring environment, when known
 };
 
+/// One contender's time in a stored comparison run (`tunekit compare`, the PyTorch benchmark
+/// bench/python/torch_vs_tunekit.py).
+struct DbComparison {
+  std::string run;               ///< one run's id: every row of a run shares it
+  std::string tool;              ///< "compare" or "torch"
+  std::string op_signature;      ///< e.g. "GemmTunableOp_float_TN"
+  std::string params_signature;  ///< e.g. "tn_4096_16_4096_ld_4096_4096_4096"
+  std::string contender;         ///< candidate name, "tuned", or "torch"
+  std::string kind;              ///< "tuned", "default", "library", "native" or "torch"
+  double time_ms = std::numeric_limits<double>::quiet_NaN();  ///< median per call; NaN: failed
+  DbProvenance provenance;
+  std::optional<std::int64_t> environment;  ///< the measuring environment (set when read)
+};
+
 /// Filters of DbResult queries; empty fields match everything.
 struct DbResultQuery {
   std::string op_signature;      ///< exact op signature
@@ -108,7 +122,9 @@ struct DbPruneCount {
 /// cpu_model, cpu_flags, libraries JSON); results(id, environment, op, params, solution, time_ms,
 /// time_text, extra, host, source, created); candidates(result, position, name, outcome,
 /// time_ms); trials(id, environment, format, target, task, workload, config_index, config,
-/// cost_s, error_no, space_hash, line, host, source, created). docs/database.md.
+/// cost_s, error_no, space_hash, line, host, source, created); comparisons(id, environment,
+/// run, tool, op, params, contender, kind, time_ms, host, created), created by the first
+/// comparison stored. docs/database.md.
 class TuningDb {
  public:
   /// How a database is opened.
@@ -147,6 +163,14 @@ class TuningDb {
   /// Stores trials in one transaction; an identical line already stored is skipped. Returns how
   /// many were new. Errors: as add_result.
   Expected<std::size_t> add_trials(std::span<const DbTrial> trials);
+
+  /// Stores the rows of comparison runs under `environment` in one transaction (the table
+  /// `comparisons` is created by the first call). Returns how many rows were stored.
+  /// Errors: as add_result.
+  Expected<std::size_t> add_comparisons(const DbEnvironment& environment,
+                                        std::span<const DbComparison> rows);
+  /// Every stored comparison row, in insertion order (none in a database without the table).
+  Expected<std::vector<DbComparison>> comparisons() const;
 
   /// Every environment, by id.
   Expected<std::vector<DbStoredEnvironment>> environments() const;

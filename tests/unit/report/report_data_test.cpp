@@ -1,0 +1,150 @@
+// The report's data from a database: winners, speed-ups over Default and the best single
+// library, runner-ups, searches and stored comparisons; and the page it renders.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "tunekit/records/tuning_db.hpp"
+#include "tunekit/report/chart_library.hpp"
+#include "tunekit/report/report.hpp"
+
+namespace tunekit::report {
+namespace {
+
+using nlohmann::json;
+
+class ReportData : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("tunekit_report_test_" + std::to_string(::getpid()) + ".db"))
+                .string();
+    auto db = TuningDb::open(path_, TuningDb::Access::kReadWrite);
+    ASSERT_TRUE(db) << db.status().message();
+    db_ = std::move(*db);
+  }
+  void TearDown() override {
+    db_.reset();
+    for (const char* s : {"", "-wal", "-shm"}) std::remove((path_ + s).c_str());
+  }
+  void add(const std::string& params, const std::string& winner, double ms,
+           std::vector<DbCandidateTime> cands) {
+    DbResult r{"GemmTunableOp_float_NN", params, winner, ms, std::to_string(ms), ""};
+    ASSERT_TRUE(db_->add_result(env_, r, DbProvenance{"host", "tuned", ""}, cands));
+  }
+  std::string path_;
+  std::unique_ptr<TuningDb> db_;
+  DbEnvironment env_ = {{"TUNEKIT_VERSION", "0.1.0"},
+                        {"CPU_MODEL", "Test CPU"},
+                        {"THREADS", "2"},
+                        {"BLIS_VERSION", "0.9"}};
+};
+
+TEST_F(ReportData, ProblemsCarryWinnerSpeedupsAndRunnerUp) {
+  add("nn_64_32_48_ld_64_48_64", "blis", 1.0,
+      {{"Default", "measured", 2.0},
+       {"blis", "measured", 1.0},
+       {"eigen", "measured", 1.5},
+       {"native_f32[mr=8]", "measured", 1.2},
+       {"onednn", "unsupported", NAN}});
+  add("nn_96_17_33_ld_96_33_96", "native_f32[mr=16]", 1.0,
+      {{"Default", "measured", 4.0},
+       {"blis", "measured", 3.0},
+       {"eigen", "measured", 2.5},
+       {"native_f32[mr=16]", "measured", 1.0}});
+  json data = {{"environments", json::array()},
+               {"ops", json::array()},
+               {"searches", json::array()},
+               {"comparisons", json::array()}};
+  ASSERT_TRUE(collect_database(*db_, "test.db", data).is_ok());
+  ASSERT_EQ(data["ops"].size(), 1u);
+  const json& op = data["ops"][0];
+  // Time over the winner's: blis 1 and 3 (geometric mean sqrt 3), eigen 1.5 and 2.5 (sqrt
+  // 3.75), Default 2 and 4; tunekit's native kernels are no library.
+  EXPECT_EQ(op["best_library"], "blis");
+  EXPECT_NEAR(op["best_library_over_tuned"].get<double>(), std::sqrt(3.0), 1e-9);
+  const json& p0 = op["problems"][0];
+  EXPECT_EQ(p0["winner"], "blis");
+  EXPECT_DOUBLE_EQ(p0["speedup_default"].get<double>(), 2.0);
+  EXPECT_EQ(p0["runner_up"], "native_f32[mr=8]");
+  EXPECT_NEAR(p0["gflops"].get<double>(), 2.0 * 64 * 32 * 48 / 1e6, 1e-9);
+  EXPECT_TRUE(p0["candidates"][4]["time_ms"].is_null());
+  ASSERT_EQ(data["environments"].size(), 1u);
+  EXPECT_EQ(data["environments"][0]["cpu_model"], "Test CPU");
+  EXPECT_EQ(data["environments"][0]["libraries"]["BLIS_VERSION"], "0.9");
+}
+
+TEST_F(ReportData, ComparisonsAreStoredAndGroupedByRun) {
+  std::vector<DbComparison> rows(3);
+  for (DbComparison& r : rows) {
+    r.run = "run-1";
+    r.tool = "compare";
+    r.op_signature = "GemmTunableOp_float_NN";
+    r.params_signature = "nn_64_32_48_ld_64_48_64";
+  }
+  rows[0].contender = "tuned", rows[0].kind = "tuned", rows[0].time_ms = 1.0;
+  rows[1].contender = "Default", rows[1].kind = "default", rows[1].time_ms = 2.0;
+  rows[2].contender = "blis", rows[2].kind = "library";  // failed: NaN
+  auto stored = db_->add_comparisons(env_, rows);
+  ASSERT_TRUE(stored) << stored.status().message();
+  EXPECT_EQ(*stored, 3u);
+  auto back = db_->comparisons();
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->size(), 3u);
+  EXPECT_TRUE(std::isnan((*back)[2].time_ms));
+  json data = {{"environments", json::array()},
+               {"ops", json::array()},
+               {"searches", json::array()},
+               {"comparisons", json::array()}};
+  ASSERT_TRUE(collect_database(*db_, "test.db", data).is_ok());
+  ASSERT_EQ(data["comparisons"].size(), 1u);
+  const json& p =
+      data["comparisons"][0]["problems"]["GemmTunableOp_float_NN,nn_64_32_48_ld_64_48_64"];
+  EXPECT_EQ(p["Default"]["time_ms"], 2.0);
+  EXPECT_TRUE(p["blis"]["time_ms"].is_null());
+}
+
+TEST_F(ReportData, SearchesOfAnImportedLogHaveConvergenceAndKnobs) {
+  ReportSources s;
+  s.logs = {std::string(TUNEKIT_TEST_DATA_DIR) + "/autotvm/tophub_lines.log"};
+  auto data = collect_report(s);
+  ASSERT_TRUE(data) << data.status().message();
+  ASSERT_FALSE((*data)["searches"].empty());
+  const json& search = (*data)["searches"][0];
+  EXPECT_GE(search["trials"].get<int>(), 1);
+  EXPECT_FALSE(search["best_by_trial"].empty());
+  EXPECT_FALSE(search["importance"].empty());
+}
+
+TEST_F(ReportData, ThePageInlinesEverythingAndRequestsNothing) {
+  if (!chart_library_source()) GTEST_SKIP() << "Chart.js is not installed (libjs-chart.js)";
+  json data = {{"title", "t </script> <b>"},
+               {"generated", "now"},
+               {"tunekit_version", "x"},
+               {"environments", json::array()},
+               {"ops", json::array()},
+               {"searches", json::array()},
+               {"comparisons", json::array({"</script>"})}};
+  auto page = render_report_html(data);
+  ASSERT_TRUE(page) << page.status().message();
+  EXPECT_NE(page->find("Content-Security-Policy"), std::string::npos);
+  EXPECT_EQ(page->find("src=\"http"), std::string::npos);
+  EXPECT_EQ(page->find("<script src"), std::string::npos);
+  EXPECT_NE(page->find("<title>t &lt;/script&gt; &lt;b&gt;</title>"), std::string::npos);
+  // The data's "</script>" cannot end its element early.
+  EXPECT_NE(page->find("[\"<\\/script>\"]"), std::string::npos);
+}
+
+TEST(ChartLibrary, AMissingFileNamesThePackage) {
+  ::setenv("TUNEKIT_CHARTJS", "/nonexistent/chart.min.js", 1);
+  auto js = chart_library_source();
+  ::unsetenv("TUNEKIT_CHARTJS");
+  ASSERT_FALSE(js);
+  EXPECT_NE(js.status().message().find("apt-get install libjs-chart.js"), std::string::npos);
+  EXPECT_NE(js.status().message().find("/nonexistent/chart.min.js"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tunekit::report
