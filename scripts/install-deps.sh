@@ -67,53 +67,35 @@ if [ -n "$PYTHON" ] && ! "$PYTHON" -c 'import nanobind, numpy, pytest' 2>/dev/nu
     echo "install-deps: pip failed; the Python module will be skipped" >&2
 fi
 
+# pip_missing WHAT_FAILS PACKAGE==VERSION...: pip-installs into $PYTHON's environment the packages
+# it lacks (any version installed counts); a failure only prints what it leaves out.
+pip_missing() {
+  local fails="$1" missing=() flags=()
+  shift
+  [ -n "$PYTHON" ] || return 0
+  for w in "$@"; do
+    "$PYTHON" -m pip show -q "${w%%==*}" >/dev/null 2>&1 || missing+=("$w")
+  done
+  [ ${#missing[@]} -ne 0 ] || return 0
+  if [ "$debian_python" -eq 1 ]; then flags=(--break-system-packages); fi
+  echo "install-deps: pip installing ${missing[*]} for $PYTHON" >&2
+  "$PYTHON" -m pip install -q --disable-pip-version-check "${flags[@]}" "${missing[@]}" >&2 ||
+    echo "install-deps: pip failed; $fails" >&2
+}
+
 # GEMM libraries newer than Debian's, from PyPI (docs/candidates.md): MKL, oneDNN 3 built for the
 # CPU with GNU OpenMP (its headers too: tunekit compiles against them), OpenBLAS with prefixed
 # symbols. Installed into $PYTHON's environment, where CMake finds them (cmake/wheels.cmake); a
 # failure only leaves their candidates out (`tunekit candidates` says why).
-WHEELS=(mkl==2026.2.1 onednn-cpu-gomp==2023.2.0 onednn-devel-cpu-gomp==2023.2.0
-        scipy-openblas32==0.3.34.481.3)
-if [ -n "$PYTHON" ]; then
-  wheel_missing=()
-  for w in "${WHEELS[@]}"; do
-    "$PYTHON" -m pip show -q "${w%%==*}" >/dev/null 2>&1 || wheel_missing+=("$w")
-  done
-  if [ ${#wheel_missing[@]} -ne 0 ]; then
-    wheel_flags=()
-    if [ "$debian_python" -eq 1 ]; then wheel_flags=(--break-system-packages); fi
-    echo "install-deps: pip installing ${wheel_missing[*]} for $PYTHON" >&2
-    "$PYTHON" -m pip install -q --disable-pip-version-check "${wheel_flags[@]}" \
-      "${wheel_missing[@]}" >&2 ||
-      echo "install-deps: pip failed; the MKL, oneDNN 3 or scipy-openblas candidates will be absent" >&2
-  fi
-fi
+pip_missing "the MKL, oneDNN 3 or scipy-openblas candidates will be absent" \
+  mkl==2026.2.1 onednn-cpu-gomp==2023.2.0 onednn-devel-cpu-gomp==2023.2.0 \
+  scipy-openblas32==0.3.34.481.3
 
 # PyTorch (the default PyPI wheel; it runs on CPU, its CUDA libraries simply unused) and
 # transformers, for tunekit.torch, its tests and bench/python/llama_e2e.py: about 3 GB. A torch
-# already installed is kept (tunekit.torch compiles its kernels against whichever is there); a
-# failure only skips the torch tests.
-TORCH_PACKAGES=(torch==2.15.0 transformers==5.25.0 ninja)
-if [ -n "$PYTHON" ]; then
-  torch_missing=()
-  for w in "${TORCH_PACKAGES[@]}"; do
-    "$PYTHON" -m pip show -q "${w%%==*}" >/dev/null 2>&1 || torch_missing+=("$w")
-  done
-  if [ ${#torch_missing[@]} -ne 0 ]; then
-    torch_flags=()
-    if [ "$debian_python" -eq 1 ]; then torch_flags=(--break-system-packages); fi
-    echo "install-deps: pip installing ${torch_missing[*]} for $PYTHON" >&2
-    "$PYTHON" -m pip install -q --disable-pip-version-check "${torch_flags[@]}" \
-      "${torch_missing[@]}" >&2 ||
-      echo "install-deps: pip failed; the tunekit.torch tests will be skipped" >&2
-  fi
-fi
+# already installed is kept (tunekit.torch compiles its kernels against whichever is there).
+pip_missing "the tunekit.torch tests will be skipped" torch==2.15.0 transformers==5.25.0 ninja
 
 # bochscpu-python (PyPI; a CPU emulator) for the AVX512-BF16 kernels' emulated check
-# (tests/emulated); a failure only skips that test.
-if [ -n "$PYTHON" ] && ! "$PYTHON" -m pip show -q bochscpu-python >/dev/null 2>&1; then
-  emu_flags=()
-  if [ "$debian_python" -eq 1 ]; then emu_flags=(--break-system-packages); fi
-  echo "install-deps: pip installing bochscpu-python for $PYTHON" >&2
-  "$PYTHON" -m pip install -q --disable-pip-version-check "${emu_flags[@]}" bochscpu-python==0.4.0 >&2 ||
-    echo "install-deps: pip failed; the emulated AVX512-BF16 check will be skipped" >&2
-fi
+# (tests/emulated).
+pip_missing "the emulated AVX512-BF16 check will be skipped" bochscpu-python==0.4.0
