@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "tunekit/offline/buckets.hpp"
 #include "tunekit/ops/gemm_params.hpp"
-#include "tunekit/ops/gemm_problems.hpp"
 #include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/results_file.hpp"
 
@@ -20,6 +20,7 @@ void require(bool ok) {
 void one_line(std::string_view line) {
   using namespace tunekit;
   using namespace tunekit::ops;
+  using namespace tunekit::offline;
   (void)parse_dynamic_dims(line);
   if (auto buckets = parse_buckets(line)) {
     for (std::size_t i = 1; i < buckets->size(); ++i) {
