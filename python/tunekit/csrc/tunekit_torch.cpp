@@ -272,15 +272,22 @@ bool shapes_fit(const Request& r) {
          (d == 2 || r.x.size(0) == r.w.size(0));
 }
 
-std::vector<std::int64_t> out_sizes(const Request& r) {
-  if (r.batched()) return {r.x.size(0), r.x.size(1), r.w.size(2)};
-  return {r.x.size(0), r.w.size(1)};
+/// The product's sizes, [M, N] or [batch, M, N], without allocating (a call's hot path).
+struct OutSizes {
+  std::array<std::int64_t, 3> dims{};
+  std::size_t count = 0;
+  at::IntArrayRef ref() const { return {dims.data(), count}; }
+};
+
+OutSizes out_sizes(const Request& r) {
+  if (r.batched()) return {{r.x.size(0), r.x.size(1), r.w.size(2)}, 3};
+  return {{r.x.size(0), r.w.size(1), 0}, 2};
 }
 
 double product_flops(const Request& r) {
   if (!shapes_fit(r)) return 0;
   double flops = 2.0;
-  for (std::int64_t v : out_sizes(r)) flops *= static_cast<double>(v);
+  for (std::int64_t v : out_sizes(r).ref()) flops *= static_cast<double>(v);
   return flops * static_cast<double>(r.x.size(r.x.dim() - 1));
 }
 
@@ -356,27 +363,24 @@ Reason precheck(const Request& r) {
   return scalars_fit(r) ? kServed : kScalar;
 }
 
-/// The problem of a request whose shapes fit and whose `out` has the product's sizes, or the
-/// reason it goes to PyTorch.
+/// The problem of a request that passed precheck(), into `out` of the product's sizes, or the
+/// reason it goes to PyTorch after all (out's layout, the operands' strides, the input).
 Reason plan(const Request& r, at::Tensor& out, tunekit_gemm_problem& p, const at::Tensor** bias) {
-  Reason why = precheck(r);
-  if (why != kServed) return why;
   if (out.scalar_type() != r.x.scalar_type() || !out.is_contiguous() || out.is_alias_of(r.x) ||
       out.is_alias_of(r.w)) {
     return kLayout;
   }
-  why = make_problem(r.x, r.w, out, p);
+  Reason why = make_problem(r.x, r.w, out, p);
   if (why == kServed && r.batched()) why = add_batch(r.x, r.w, p);
   p.alpha = r.alpha;
   if (why == kServed && r.input != nullptr) why = add_input(*r.input, r.beta, out, p, bias);
   return why;
 }
 
-at::Tensor& run_into(const Request& r, at::Tensor& out) {
-  tunekit_gemm_problem p;
-  const at::Tensor* bias = nullptr;
-  const bool sized = shapes_fit(r) && out.sizes() == at::IntArrayRef(out_sizes(r));
-  const Reason why = sized ? plan(r, out, p, &bias) : kLayout;
+/// Counts the request and runs it into `out`: through tunekit when `why` is kServed (with the
+/// problem planned for it), else PyTorch's own kernel.
+at::Tensor& finish(const Request& r, at::Tensor& out, Reason why, const tunekit_gemm_problem& p,
+                   const at::Tensor* bias) {
   count(why, product_flops(r));
   if (why != kServed) {
     stock_into(r, out);
@@ -387,14 +391,26 @@ at::Tensor& run_into(const Request& r, at::Tensor& out) {
   return out;
 }
 
+at::Tensor& run_into(const Request& r, at::Tensor& out) {
+  tunekit_gemm_problem p{};
+  const at::Tensor* bias = nullptr;
+  Reason why = precheck(r);
+  if (why == kServed && out.sizes() != out_sizes(r).ref()) why = kLayout;
+  if (why == kServed) why = plan(r, out, p, &bias);
+  return finish(r, out, why, p, bias);
+}
+
 at::Tensor run_new(const Request& r) {
   const Reason why = precheck(r);
   if (why != kServed) {
     count(why, product_flops(r));
     return stock_new(r);  // PyTorch's result, or its own error in its own words
   }
-  at::Tensor out = at::empty(out_sizes(r), r.x.options());
-  return run_into(r, out);
+  at::Tensor out = at::empty(out_sizes(r).ref(), r.x.options());
+  tunekit_gemm_problem p{};
+  const at::Tensor* bias = nullptr;
+  finish(r, out, plan(r, out, p, &bias), p, bias);
+  return out;
 }
 
 at::Tensor tk_mm(const at::Tensor& x, const at::Tensor& w) {
