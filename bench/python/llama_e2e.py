@@ -72,6 +72,9 @@ def weight_bytes(model):
 
 
 def run_batch(model, tt, args, batch):
+    from tunekit import tunable
+
+    seen = len(tunable.get_confirmations())
     g = torch.Generator().manual_seed(1)
     ids = torch.randint(1, 32000, (batch, args.prompt), generator=g)
     tt.enable()
@@ -90,7 +93,9 @@ def run_batch(model, tt, args, batch):
             if mode == "tunekit":
                 served = tt.stats()
     tt.disable()
-    return summarise(rows, tokens, served, batch)
+    res = summarise(rows, tokens, served, batch)
+    res["confirmations"] = [list(c) for c in tunable.get_confirmations()[seen:]]
+    return res
 
 
 def summarise(rows, tokens, served, batch):
@@ -120,6 +125,10 @@ def print_batch(res, dtype, bound_tps):
     print(f"  tokens identical: {res['tokens_identical']}; agreement {res['token_agreement']:.3f}; "
           f"GEMM FLOPs served by tunekit {100 * res['gemm_flops_served']:.1f}%"
           + (f"; fell through: {res['fell_through']}" if res["fell_through"] else ""))
+    lost = [c for c in res["confirmations"] if not c[5]]
+    print(f"  confirmed in place against torch: {len(res['confirmations']) - len(lost)} winners "
+          f"kept, {len(lost)} lost to torch's kernel"
+          + "".join(f"\n    {c[1]}: {c[2]} {c[3]:.3f} ms, torch {c[4]:.3f} ms" for c in lost))
     if res["batch"] == 1:
         print(f"  read bound {bound_tps:.2f} tok/s: stock at {100 * d['stock'] / bound_tps:.0f}%, "
               f"tunekit at {100 * d['tunekit'] / bound_tps:.0f}%")

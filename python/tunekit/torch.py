@@ -13,6 +13,11 @@ tuned without torch (whose ``Default`` was OpenBLAS) is refused with the reason,
 tuned under another torch. bfloat16 problems write bfloat16 C (``GemmTunableOp_BFloat16``, as
 upstream's TunableOp).
 
+A winner other than ``Default`` is confirmed in the program before it serves: its first
+``CONFIRM_CALLS`` calls in the process run in pairs with PyTorch's kernel on the caller's
+tensors, and PyTorch's kernel keeps the problem when it was faster there
+(``tunable.set_confirm_calls``; ``tunable.get_confirmations()`` lists the verdicts).
+
 The kernels are a C++ extension compiled against the installed torch on first use
 (``torch.utils.cpp_extension``, cached in ``TUNEKIT_TORCH_BUILD_DIR`` or torch's extension
 folder). ``TUNEKIT_TORCH_ENABLED=1`` enables at import. ``python -m tunekit.torch tune FILE``
@@ -28,8 +33,13 @@ from typing import Dict, Tuple
 import torch
 
 from . import _tunekit  # noqa: F401  (loads libtunekit, which the extension links)
+from . import tunable
 
 __all__ = ["enable", "disable", "is_enabled", "stats", "reset_stats", "validators"]
+
+#: Calls each winner is confirmed with against PyTorch's kernel in torch mode (8 pairs), unless
+#: tunable.set_confirm_calls() or TUNEKIT_CONFIRM_CALLS says otherwise.
+CONFIRM_CALLS = 16
 
 _lock = threading.Lock()
 _loaded = False
@@ -106,6 +116,8 @@ def enable(val: bool = True) -> None:
         extra = {k: x for k, x in v.items() if k != "TORCH_VERSION"}
         detail = f"at::cpu (MKL {extra['TORCH_MKL_VERSION']}, oneDNN {extra['TORCH_ONEDNN_VERSION']})"
         torch.ops.tunekit.enable(list(extra), list(extra.values()), v["TORCH_VERSION"], detail)
+        if not tunable._confirm_calls_set:
+            tunable._c.set_confirm_calls(CONFIRM_CALLS)
 
 
 def disable() -> None:

@@ -136,6 +136,31 @@ def get_max_tuning_iterations() -> int:
     return _c.get_max_tuning_iterations()
 
 
+_confirm_calls_set = False  # set_confirm_calls() was called (tunekit.torch keeps the value)
+
+
+def set_confirm_calls(calls: int) -> None:
+    """Calls that confirm each stored or tuned winner in place (tunekit's own; 0 = off, the
+    default outside tunekit.torch): a winner's first ``calls`` calls in this process alternate
+    with Default on the caller's tensors, timed, and Default serves the problem from then on
+    when its median time was lower. Negative -> 0; odd counts round up. TUNEKIT_CONFIRM_CALLS
+    wins."""
+    global _confirm_calls_set
+    _c.set_confirm_calls(_whole("set_confirm_calls", "calls", calls))
+    _confirm_calls_set = True
+
+
+def get_confirm_calls() -> int:
+    """The calls each winner is confirmed with (0: off)."""
+    return _c.get_confirm_calls()
+
+
+def get_confirmations() -> Tuple[Tuple[str, str, str, float, float, bool], ...]:
+    """Confirmations reached in this process, in order: (op signature, params signature,
+    solution, winner's median ms, Default's median ms, kept). Not kept: Default serves it."""
+    return tuple(_c.get_confirmations())
+
+
 _api_filename: Optional[str] = None
 
 

@@ -69,6 +69,19 @@ std::vector<ValidatorEntry> get_validators() {
   return ctx().get_validators();
 }
 
+using ConfirmationTuple = std::tuple<std::string, std::string, std::string, double, double, bool>;
+
+/// The confirmation verdicts of the GEMM op calls dispatch through (tunekit.torch's when it is
+/// enabled): (op, params, solution, winner ms, Default ms, kept).
+std::vector<ConfirmationTuple> get_confirmations() {
+  std::vector<ConfirmationTuple> out;
+  for (ConfirmationVerdict& v : active_gemm_op().confirmations()) {
+    out.emplace_back(std::move(v.op_signature), std::move(v.params_signature),
+                     std::move(v.solution), v.winner_ms, v.default_ms, v.kept);
+  }
+  return out;
+}
+
 void set_numerical_check_tolerances(bool enable, double atol, double rtol) {
   ctx().set_numerical_check_tolerances(enable, atol, rtol);  // throws tunekit::Error
 }
@@ -113,6 +126,11 @@ void bind_limits(nb::module_& t) {
       "set_rotating_buffer_size", [](long long mib) { ctx().set_rotating_buffer_size(mib); },
       nb::arg("buffer_size"));
   t.attr("MAX_ROTATING_BUFFER_MIB") = kMaxRotatingBufferMib;
+  t.def(
+      "set_confirm_calls", [](long long calls) { ctx().set_confirm_calls(calls); },
+      nb::arg("calls"));
+  t.def("get_confirm_calls", [] { return ctx().confirm_calls(); });
+  t.def("get_confirmations", &get_confirmations);
   t.def("get_rotating_buffer_size",
         [] { return static_cast<unsigned long long>(ctx().rotating_buffer_size()); });
 }

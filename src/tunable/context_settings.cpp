@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <utility>
@@ -23,6 +24,8 @@ constexpr const char* kVerboseFilename = "TUNEKIT_VERBOSE_FILENAME";
 constexpr const char* kNumericalCheck = "TUNEKIT_NUMERICAL_CHECK";
 constexpr const char* kMaxTuningDuration = "TUNEKIT_MAX_TUNING_DURATION_MS";
 constexpr const char* kMaxTuningIterations = "TUNEKIT_MAX_TUNING_ITERATIONS";
+constexpr const char* kConfirmCalls = "TUNEKIT_CONFIRM_CALLS";
+constexpr long long kMaxConfirmCalls = 1'000'000;
 constexpr const char* kMaxWarmupDuration = "TUNEKIT_MAX_WARMUP_DURATION_MS";
 constexpr const char* kMaxWarmupIterations = "TUNEKIT_MAX_WARMUP_ITERATIONS";
 constexpr const char* kCacheFlush = "TUNEKIT_CACHE_FLUSH_ENABLED";
@@ -33,6 +36,12 @@ constexpr const char* kThreads = "TUNEKIT_THREADS";
 constexpr const char* kDynamicDims = "TUNEKIT_DYNAMIC_DIMS";
 
 long long clamp_limit(long long v) { return v < 0 ? 0 : v; }
+
+// A confirmation alternates the winner and Default, so it takes an even number of calls.
+long long clamp_confirm_calls(long long calls) {
+  const long long even = calls <= 0 ? 0 : std::min(calls, kMaxConfirmCalls) + 1;
+  return even - even % 2;
+}
 
 }  // namespace
 
@@ -105,6 +114,12 @@ void ContextSettings::enable_record_untuned(bool on) {
 void ContextSettings::enable_wildcard_fallback(bool on) {
   wildcard_fallback_.set(on);
   note_overridden(wildcard_fallback_.overridden(), kWildcardFallback);
+  dispatch_changed();
+}
+
+void ContextSettings::set_confirm_calls(long long calls) {
+  confirm_calls_.set(clamp_confirm_calls(calls));
+  note_overridden(confirm_calls_.overridden(), kConfirmCalls);
   dispatch_changed();
 }
 
@@ -317,6 +332,9 @@ void ContextSettings::read_limits(EnvErrors& errors) {
   limit(max_tuning_iterations_, kMaxTuningIterations);
   limit(max_warmup_duration_ms_, kMaxWarmupDuration);
   limit(max_warmup_iterations_, kMaxWarmupIterations);
+  auto confirm = errors.take(env::get_int(kConfirmCalls));
+  confirm_calls_.set_env(confirm ? std::optional<long long>(clamp_confirm_calls(*confirm))
+                                 : std::nullopt);
 }
 
 void ContextSettings::read_counts(EnvErrors& errors) {
@@ -364,6 +382,7 @@ Status ContextSettings::reset() {
   blas_log_.reset();
   dynamic_dims_.reset();
   cache_flush_.reset();
+  confirm_calls_.reset();
   verbose_.reset();
   max_tuning_duration_ms_.reset();
   max_tuning_iterations_.reset();

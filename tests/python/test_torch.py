@@ -250,3 +250,22 @@ def test_in_place_products_are_served():
     stock(lambda: wantb.baddbmm_(xb, wb))
     assert torch.allclose(gotb, wantb, atol=1e-5)
     assert served() == 2
+
+
+def test_a_stored_winner_is_confirmed_in_place_against_torch(tmp_path):
+    assert tunable.get_confirm_calls() == tt.CONFIRM_CALLS  # torch mode's default
+    signature = "nn_48_40_32_ld_48_32_48"  # torch.mm(x[40, 32], w[32, 48]) in BLAS form
+    stored = tmp_path / "stored.csv"
+    lines = [f"Validator,{k},{v}" for k, v in tunable.get_validators()]
+    stored.write_text("\n".join(lines + [f"GemmTunableOp_float_NN,{signature},openblas,0.001"]) + "\n")
+    assert tunable.read_file(str(stored))
+    g = torch.Generator().manual_seed(9)
+    x, w = torch.randn(40, 32, generator=g), torch.randn(32, 48, generator=g)
+    want = stock(lambda: torch.mm(x, w))
+    for _ in range(tt.CONFIRM_CALLS + 3):
+        assert torch.allclose(torch.mm(x, w), want, atol=1e-4)
+    verdicts = [c for c in tunable.get_confirmations() if c[1] == signature]
+    assert len(verdicts) == 1, tunable.get_confirmations()
+    op, _, solution, winner_ms, torch_ms, _ = verdicts[0]
+    assert (op, solution) == ("GemmTunableOp_float_NN", "openblas")
+    assert winner_ms > 0 and torch_ms > 0

@@ -48,6 +48,7 @@ namespace tunekit {
 /// | TUNEKIT_CACHE_FLUSH_ENABLED    | 1                     | bool                               |
 /// | TUNEKIT_ROTATING_BUFFER_SIZE   | LLC (effective)       | MiB; < 0 -> default; 0 = off       |
 /// | TUNEKIT_BLAS_LOG               | 0                     | bool                               |
+/// | TUNEKIT_CONFIRM_CALLS          | 0                     | calls; < 0 -> 0 = off; even        |
 /// | TUNEKIT_WILDCARD_FALLBACK      | 0                     | bool                               |
 /// | TUNEKIT_DYNAMIC_DIMS           | none                  | M, N, K, B letters or mask 0..15   |
 /// | TUNEKIT_THREADS                | usable cores          | threads; <= 0 -> default           |
@@ -148,6 +149,10 @@ class TuningContext {
   void set_max_tuning_duration_ms(long long ms) { settings_.set_max_tuning_duration_ms(ms); }
   /// Effective limit in ms (environment first); 0 = off.
   long long max_tuning_duration_ms() const noexcept { return settings_.max_tuning_duration_ms(); }
+  /// Calls that confirm a winner in place against Default (TUNEKIT_CONFIRM_CALLS; 0 = off).
+  void set_confirm_calls(long long calls) { settings_.set_confirm_calls(calls); }
+  /// Effective count (environment first).
+  long long confirm_calls() const noexcept { return settings_.confirm_calls(); }
   /// Cap on timed calls per candidate; negative -> 0; 0 = off. Both limits 0 -> 100 calls.
   void set_max_tuning_iterations(long long iterations) {
     settings_.set_max_tuning_iterations(iterations);

@@ -93,6 +93,13 @@ class ContextSettings {
   void enable_blas_log(bool on = true);
   /// Effective switch (environment first).
   bool is_blas_log_enabled() const noexcept { return blas_log_.get(); }
+  /// Calls that confirm a stored or tuned winner in place (TUNEKIT_CONFIRM_CALLS): its first
+  /// `calls` dispatches in this process alternate between the winner and Default, timed, and
+  /// Default keeps the problem when its median time is lower (Confirmation). 0 (the default)
+  /// is off; < 0 -> 0; odd counts round up.
+  void set_confirm_calls(long long calls);
+  /// Effective count (environment first).
+  long long confirm_calls() const noexcept { return confirm_calls_.get(); }
   /// Operand cache flush between timed calls (TUNEKIT_CACHE_FLUSH_ENABLED).
   void enable_cache_flush(bool on = true);
   /// Effective switch (environment first).
@@ -199,6 +206,7 @@ class ContextSettings {
   detail::EnvSetting<bool> blas_log_{false};
   detail::EnvSetting<DynamicDimsMask> dynamic_dims_{0};
   detail::EnvSetting<bool> cache_flush_{true};
+  detail::EnvSetting<long long> confirm_calls_{0};
   detail::EnvSetting<int> verbose_{0};
   detail::EnvSetting<long long> max_tuning_duration_ms_{30};
   detail::EnvSetting<long long> max_tuning_iterations_{100};

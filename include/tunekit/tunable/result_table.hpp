@@ -12,9 +12,11 @@ namespace tunekit {
 
 /// How a cached entry stays valid.
 enum class CachedKind : std::uint8_t {
-  kResult = 0,    ///< a stored result: valid while ResultsManager::epoch() equals the stamp
-  kFallback = 1,  ///< a decision without a stored result (Default, wildcard, untuned): valid
-                  ///< while ResultsManager::generation() equals the stamp
+  kResult = 0,      ///< a stored result: valid while ResultsManager::epoch() equals the stamp
+  kFallback = 1,    ///< a decision without a stored result (Default, wildcard, untuned): valid
+                    ///< while ResultsManager::generation() equals the stamp
+  kConfirming = 2,  ///< a stored result whose winner is being confirmed (Confirmation): valid
+                    ///< as kResult, but every call takes the op's slow path
 };
 
 /// One immutable cache entry.

@@ -19,6 +19,7 @@
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/tunable/candidate.hpp"
+#include "tunekit/tunable/confirmation.hpp"
 #include "tunekit/tunable/context.hpp"
 #include "tunekit/tunable/dynamic_dims.hpp"
 #include "tunekit/tunable/find_fastest.hpp"
@@ -49,6 +50,9 @@ inline constexpr std::string_view kDefaultSolution = "Default";
 ///  6. miss + wildcard fallback on -> the most specific matching wildcard result of the op
 ///     (ResultsManager::lookup_wildcard: fewest '*', then fewest ranges, then file order);
 ///  7. otherwise Default (verbose 2 logs "no result, using Default").
+/// With TUNEKIT_CONFIRM_CALLS > 0, a stored or tuned winner other than Default is confirmed in
+/// place first (Confirmation): its next calls alternate with Default, timed, and Default serves
+/// the problem in this process when it was faster there (confirmations() lists the verdicts).
 /// The resolved decision is cached per Params::Key; decisions without a stored result are
 /// re-resolved after any change of the results or of the dispatch switches.
 /// Validation: when Params has `validate() -> Status`, every call that is not a hit (steps 1
@@ -134,7 +138,7 @@ class TunableOp {
     TuneReport report = tune_locked(params, op, signature, chosen);
     report.previous = std::move(previous);
     if (report.winner && !report.previous) {
-      publish(params.key(), static_cast<std::uint32_t>(chosen), CachedKind::kResult, epoch);
+      (void)publish_winner(params, params.key(), op, signature, chosen, epoch);
     }
     return report;
   }
@@ -180,6 +184,11 @@ class TunableOp {
     if (e == nullptr || !valid(*e)) return std::nullopt;
     return static_cast<const Candidate<Params>*>(e->target)->name();
   }
+  /// The verdicts of the confirmations reached so far in this process, in order.
+  std::vector<ConfirmationVerdict> confirmations() {
+    std::lock_guard lock(mutex_);
+    return confirmation_.verdicts();
+  }
   /// Number of find_fastest runs so far (diagnostics and tests).
   std::size_t tunings() const noexcept { return tunings_.load(std::memory_order_relaxed); }
   /// The context this op reads its settings from.
@@ -191,7 +200,72 @@ class TunableOp {
 
   bool valid(const Entry& e) const noexcept {
     const ResultsManager& results = context_.results_manager();
-    return e.stamp == (e.kind == CachedKind::kResult ? results.epoch() : results.generation());
+    return e.stamp == (e.kind == CachedKind::kFallback ? results.generation() : results.epoch());
+  }
+
+  // Publishes a stored or tuned winner for `key` and returns the index this call runs: with
+  // confirmation on, a winner other than Default that this process has not confirmed yet is
+  // published as confirming (Default prepared for the calls it will take); a confirmed problem
+  // gets its verdict.
+  std::size_t publish_winner(const Params& params, const Key& key, const std::string& op,
+                             const std::string& signature, std::size_t index, std::uint64_t epoch) {
+    const long long calls = context_.confirm_calls();
+    const auto winner = static_cast<std::uint32_t>(index);
+    if (index == 0 || calls <= 0) {
+      publish(key, winner, CachedKind::kResult, epoch);
+      return index;
+    }
+    if (auto done = confirmation_.decided(op, signature, winner)) {
+      if (*done == 0) (void)detail::guarded_prepare(*candidates_[0], params);
+      publish(key, *done, CachedKind::kResult, epoch);
+      return *done;
+    }
+    confirmation_.begin(op, signature, winner, at(index).name(), static_cast<std::size_t>(calls));
+    (void)detail::guarded_prepare(*candidates_[0], params);
+    publish(key, winner, CachedKind::kConfirming, epoch);
+    return index;
+  }
+
+  // A call of a problem under confirmation: the side Confirmation assigns runs on the caller's
+  // operands, timed with the context's clock; a verdict is published for the calls after it.
+  [[gnu::noinline]] Status confirm_call(const Params& params, const Key& key, const Entry& e) {
+    const std::string op = params.op_signature();
+    const std::string signature = params.signature();
+    auto& winner = *static_cast<Candidate<Params>*>(e.target);
+    Confirmation::Turn turn = Confirmation::Turn::kWinner;
+    {
+      std::lock_guard lock(mutex_);
+      if (context_.confirm_calls() <= 0) {
+        conclude(key, e, confirmation_.keep(op, signature));
+      } else {
+        turn = confirmation_.next(op, signature);
+      }
+    }
+    const bool on_default = turn == Confirmation::Turn::kDefault;
+    const measure::ClockFn clock = context_.hooks().clock();
+    const std::int64_t start = clock();
+    Status s = on_default ? candidates_[0]->run(params) : winner.run_resolved(params);
+    const double ms = static_cast<double>(clock() - start) * 1e-6;
+    if (!on_default && s.code() == StatusCode::kUnsupported) {
+      return run_default_instead(params, e.candidate, s);
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (on_default && !s.is_ok()) {
+        conclude(key, e, confirmation_.keep(op, signature));
+      } else if (auto verdict = confirmation_.record(op, signature, turn, ms)) {
+        conclude(key, e, *verdict);
+      }
+    }
+    return on_default && !s.is_ok() ? winner.run(params) : s;
+  }
+
+  // Publishes a confirmation's verdict for `key` (under mutex_).
+  void conclude(const Key& key, const Entry& e, const ConfirmationVerdict& v) {
+    publish(key, v.kept ? e.candidate : 0U, CachedKind::kResult, e.stamp);
+    log::info(1, "{}({}) confirmed in place: {} {} ({} calls each: {} against Default {})",
+              v.op_signature, v.params_signature, v.solution, v.kept ? "kept" : "lost to Default",
+              v.calls, format_time_ms(v.winner_ms), format_time_ms(v.default_ms));
   }
 
   void publish(const Key& key, std::uint32_t candidate, CachedKind kind, std::uint64_t stamp) {
@@ -351,6 +425,7 @@ class TunableOp {
   // (that takes the slow path).
   bool serves(const Entry& e, const Key& key) const noexcept {
     const ResultsManager& results = context_.results_manager();
+    if (e.kind == CachedKind::kConfirming) return false;
     if (e.kind != CachedKind::kResult) return e.stamp == results.generation();
     return e.stamp == results.epoch() && !needs_dynamic_entry(key);
   }
@@ -388,6 +463,10 @@ class TunableOp {
   [[gnu::noinline]] Status dispatch_slow(const Params& params) {
     TUNEKIT_RETURN_IF_ERROR(validate(params));
     const Key key = params.key();
+    if (const Entry* e = table_.find(key);
+        e != nullptr && e->kind == CachedKind::kConfirming && valid(*e)) {
+      return confirm_call(params, key, *e);
+    }
     std::size_t index = 0;
     Candidate<Params>* chosen = nullptr;
     {
@@ -446,16 +525,12 @@ class TunableOp {
       const std::size_t index =
           prepared_or_default(index_for(hit->solution, op, signature), params);
       if (context_.is_tuning_enabled()) add_dynamic_result(params, key, op, signature, *hit);
-      publish(key, static_cast<std::uint32_t>(index), CachedKind::kResult, epoch);
-      return index;
+      return publish_winner(params, key, op, signature, index, epoch);
     }
     if (context_.is_tuning_enabled()) {
       std::size_t chosen = 0;
       TuneReport report = tune_locked(params, op, signature, chosen);
-      if (report.winner) {
-        publish(key, static_cast<std::uint32_t>(chosen), CachedKind::kResult, epoch);
-        return chosen;
-      }
+      if (report.winner) return publish_winner(params, key, op, signature, chosen, epoch);
       if (report.status.code() == StatusCode::kInvalidArgument) return report.status;
       log::warn("tuning " + op + "(" + signature + ") failed: " + report.status.message() +
                 "; using Default");
@@ -493,6 +568,7 @@ class TunableOp {
   ResultTable<Key, &Params::hash> dynamic_done_;
   std::set<std::string> warned_missing_;
   PersistedWinners<Params> persisted_;  // stored template winners handed to the templates
+  Confirmation confirmation_;           // winners confirmed in place (under mutex_)
   std::atomic<std::size_t> tunings_{0};
 };
 

@@ -409,7 +409,8 @@ at::Tensor run_new(const Request& r) {
   at::Tensor out = at::empty(out_sizes(r).ref(), r.x.options());
   tunekit_gemm_problem p{};
   const at::Tensor* bias = nullptr;
-  finish(r, out, plan(r, out, p, &bias), p, bias);
+  const Reason planned = plan(r, out, p, &bias);  // sets bias: before finish() reads it
+  finish(r, out, planned, p, bias);
   return out;
 }
 
