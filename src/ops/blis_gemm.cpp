@@ -37,6 +37,8 @@ class BlisGemm final : public GemmCandidateBase {
   explicit BlisGemm(const BlisArch& arch)
       : GemmCandidateBase(fmt::format("blis[arch={}]", arch.name), "blis"), arch_(arch) {}
 
+  bool own_thread_pool() const override { return true; }
+
   Expected<LibraryBinding> binding() override {
     TUNEKIT_RETURN_IF_ERROR(load());
     return describe_entry(reinterpret_cast<const void*>(sgemm_), "bli_sgemm",

@@ -121,6 +121,8 @@ class OpenBlasGemm final : public GemmCandidateBase {
 
   Status prepare_impl(const GemmParams&) override { return load(); }
 
+  bool own_thread_pool() const override { return source_ != OpenBlasSource::kLinked; }
+
   long runtime_id() const override {
     return source_ == OpenBlasSource::kWheel ? kWheelOpenblasRuntime
                                              : namespace_id_.load(std::memory_order_relaxed);

@@ -144,12 +144,23 @@ Installed& installed() {
   return *state;
 }
 
+// Whether a library runs its threads in a pool of its own (ops::GemmCandidate::own_thread_pool).
+bool own_pool(const Candidate<ops::GemmParams>& c) {
+  const auto* gemm = dynamic_cast<const ops::GemmCandidate*>(&c);
+  return gemm != nullptr && gemm->own_thread_pool();
+}
+
+// The runtime's Default, then this machine's libraries and kernels, except those with a thread
+// pool of their own: inside the runtime's program their idle workers would spin against the
+// runtime's pool after every call, slowing the runtime's own kernels, which no tuning times.
 CandidateList<ops::GemmParams> runtime_candidates(const tunekit_gemm_default& d) {
   CandidateList<ops::GemmParams> list;
   list.push_back(std::make_unique<RuntimeDefault>(d));
   auto libraries = ops::make_gemm_candidates();
   list.push_back(std::make_unique<RenamedCandidate>(std::move(libraries[0]), "openblas"));
-  for (std::size_t i = 1; i < libraries.size(); ++i) list.push_back(std::move(libraries[i]));
+  for (std::size_t i = 1; i < libraries.size(); ++i) {
+    if (!own_pool(*libraries[i])) list.push_back(std::move(libraries[i]));
+  }
   return list;
 }
 

@@ -103,6 +103,7 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
       {"stall", [](AutoSettings& a, const J& v) { a.stall = integer_in(v, 0); }},
       {"stall_pool",
        [](AutoSettings& a, const J& v) { a.stall_pool = integer_in(v, 1, kMaxPool); }},
+      {"stall_burst", [](AutoSettings& a, const J& v) { a.stall_burst = integer_in(v, 0); }},
       {"repair", [](AutoSettings& a, const J& v) { a.repair = setting::boolean(v); }},
       {"bootstrap", [](AutoSettings& a, const J& v) { a.bootstrap = setting::boolean(v); }},
       {"generator",
@@ -574,6 +575,13 @@ void AutoStrategy::offer_two_knob_moves(const KnobVector& best) {
   }
 }
 
+bool AutoStrategy::stalled() const noexcept {
+  if (settings_.stall == 0 || since_best_ < settings_.stall) return false;
+  if (settings_.stall_burst == 0) return true;
+  const std::size_t period = settings_.stall + settings_.stall_burst;
+  return (since_best_ - settings_.stall) % period < settings_.stall_burst;
+}
+
 std::optional<Config> AutoStrategy::global_pick() {
   if (rng_.bernoulli(settings_.epsilon)) return random_unvisited();
   // Candidates: neighbourhoods of the best configurations, plus random configurations.
@@ -582,7 +590,7 @@ std::optional<Config> AutoStrategy::global_pick() {
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return scores_[a] > scores_[b]; });
   pool_.clear(space_->knob_count());
-  if (settings_.stall > 0 && since_best_ >= settings_.stall) {
+  if (stalled()) {
     // Stalled: the moves around the best have stopped paying, so the model ranks a wide random
     // sample of the unvisited configurations instead (a global Thompson-sampling step).
     for (std::size_t i = 0; i < settings_.stall_pool; ++i) {

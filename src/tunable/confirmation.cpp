@@ -55,6 +55,7 @@ std::optional<ConfirmationVerdict> Confirmation::record(const std::string& op,
                                                         double ms) {
   State& s = states_[problem_name(op, signature)];
   if (s.kept || s.calls == 0) return std::nullopt;
+  if (++s.recorded <= 2) return std::nullopt;  // the warm-up pair
   (turn == Turn::kWinner ? s.winner_ms : s.default_ms).push_back(ms);
   const std::size_t half = s.calls / 2;
   if (s.winner_ms.size() < half || s.default_ms.size() < half) return std::nullopt;

@@ -38,6 +38,12 @@ class GemmCandidate : public Candidate<GemmParams> {
   /// ("brg:avx512_core_amx_bf16"); by default binding().detail. May create/JIT the kernel.
   /// Errors: those of supports() and prepare().
   virtual Expected<std::string> implementation(const GemmParams& params);
+  /// True when the library runs its threads in a pool of its own (a copy of libgomp in its
+  /// link-map namespace: BLIS copies, OpenBLAS forced to another core; the scipy-openblas
+  /// wheel's pthreads pool), whose idle workers spin against the program's own pool after each
+  /// call (docs/candidates.md, "Thread-pool interference"); false for libraries on the
+  /// program's libgomp or on the calling thread.
+  virtual bool own_thread_pool() const { return false; }
 };
 
 /// The GEMM candidates of this machine in a stable order: plan_gemm_candidates() (gemm_plan.hpp)

@@ -106,6 +106,9 @@ struct AutoSettings {
   /// it was before.
   std::size_t stall = 50;
   std::size_t stall_pool = 1024;
+  /// Bounds each global stall step to this many trials (0 = until the next improvement): after
+  /// them the moves around the best come back for another `stall` trials, then another step.
+  std::size_t stall_burst = 0;
   /// Probability of measuring a random unvisited configuration instead of the model's pick
   /// (epsilon-greedy). 0 by default: the posterior draw and the random candidates already
   /// explore, and 0.05 was behind on every replay file at 50, 100 and 200 evaluations
@@ -210,6 +213,7 @@ class AutoStrategy : public SearchStrategy {
   std::size_t two_knob_moves_ = 0;         // configurations two knobs away from any one
   double best_score_ = 0.0;
   std::size_t since_best_ = 0;  // trials since the best score last improved
+  bool stalled() const noexcept;  // a global stall step now (AutoSettings::stall, stall_burst)
   /// The candidates of one pick, each once, in the order offered (flat knob positions and an
   /// open-addressing index set, reused from pick to pick so building a pool allocates nothing).
   struct CandidatePool {

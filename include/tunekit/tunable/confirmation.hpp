@@ -16,7 +16,7 @@ struct ConfirmationVerdict {
   std::string op_signature;      ///< e.g. "GemmTunableOp_BFloat16_TN"
   std::string params_signature;  ///< e.g. "tn_4096_1_4096_ld_4096_4096_4096"
   std::string solution;          ///< the winner that was confirmed (or not)
-  std::size_t calls = 0;         ///< timed calls per side
+  std::size_t calls = 0;         ///< counted calls per side (the warm-up pair aside)
   double winner_ms = 0;          ///< median time of the winner's calls, ms
   double default_ms = 0;         ///< median time of Default's calls, ms
   bool kept = true;              ///< the winner keeps the problem (else Default serves it)
@@ -27,9 +27,10 @@ struct ConfirmationVerdict {
 /// operands, caches and neighbouring work differ, and a winner by a few per cent there can
 /// lose to Default in place. So its first `calls` dispatches in a process run in pairs, one
 /// call of the winner and one of Default on the caller's operands, timed, the order within a
-/// pair drawn pseudo-randomly (no side keeps one place in a program's cycle of calls); once
-/// both sides have calls / 2 timings, Default keeps the problem when its median time is lower
-/// than the winner's, otherwise the winner does. Pairing compares calls made under the same
+/// pair drawn pseudo-randomly (no side keeps one place in a program's cycle of calls). The first
+/// pair is a warm-up and not counted (a side's first call in a process may create its kernel
+/// or primitive); once both sides have calls / 2 counted timings, Default keeps the problem
+/// when its median time is lower than the winner's, otherwise the winner does. Pairing compares calls made under the same
 /// conditions (the same neighbours, the same cache state), as find_fastest's paired timings.
 ///
 /// Not thread-safe: TunableOp calls it under its mutex. Problems are named by
@@ -40,7 +41,8 @@ class Confirmation {
   enum class Turn : std::uint8_t { kWinner, kDefault };
 
   /// Starts confirming `problem` (no-op while it is being confirmed or decided for the same
-  /// `winner` index; another winner starts over). `calls` is even and > 0.
+  /// `winner` index; another winner starts over). `calls` (even, > 0) are counted after the
+  /// warm-up pair, so the confirmation takes calls + 2 calls.
   void begin(const std::string& op, const std::string& signature, std::uint32_t winner,
              std::string solution, std::size_t calls);
   /// The side the next call of `problem` runs (both once in every pair of calls). Precondition:
@@ -65,7 +67,8 @@ class Confirmation {
     std::string solution;
     std::size_t calls = 0;
     std::vector<double> winner_ms, default_ms;
-    std::size_t issued = 0;  // calls handed out by next()
+    std::size_t issued = 0;    // calls handed out by next()
+    std::size_t recorded = 0;  // calls given to record()
     std::optional<bool> kept;
   };
   ConfirmationVerdict finish(const std::string& op, const std::string& signature, State& state,

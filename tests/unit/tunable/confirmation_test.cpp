@@ -55,13 +55,13 @@ TEST_F(ConfirmationTest, AWinnerSlowerInPlaceLosesToDefaultAndTheFileKeepsIt) {
   call(op, problem, 1);                                // tunes; "fast" wins at 60 us against 300
   fast->set_time_of_call([](long) { return 400.0; });  // in place it takes 400 us
   const long def_calls = def->calls(), fast_calls = fast->calls();
-  call(op, problem, 8);
-  EXPECT_EQ(def->calls() - def_calls, 4);
-  EXPECT_EQ(fast->calls() - fast_calls, 4);
+  call(op, problem, 2 + 8);  // a warm-up pair, then 4 counted pairs
+  EXPECT_EQ(def->calls() - def_calls, 5);
+  EXPECT_EQ(fast->calls() - fast_calls, 5);
   EXPECT_EQ(op.cached_solution(problem.params()), "Default");
   call(op, problem, 5);
-  EXPECT_EQ(def->calls() - def_calls, 9);
-  EXPECT_EQ(fast->calls() - fast_calls, 4);
+  EXPECT_EQ(def->calls() - def_calls, 10);
+  EXPECT_EQ(fast->calls() - fast_calls, 5);
 
   const auto verdicts = op.confirmations();
   ASSERT_EQ(verdicts.size(), 1u);
@@ -86,9 +86,9 @@ TEST_F(ConfirmationTest, AWinnerFasterInPlaceKeepsTheProblemAndHitsAreFastAgain)
   AddProblem problem(64);
   call(op, problem, 1);
   const long def_calls = def->calls();
-  call(op, problem, 6 + 10);
-  EXPECT_EQ(def->calls() - def_calls, 3);
-  EXPECT_EQ(fast->resolved_calls(), 3 + 10);  // after the verdict, calls are lock-free hits
+  call(op, problem, 2 + 6 + 10);
+  EXPECT_EQ(def->calls() - def_calls, 4);
+  EXPECT_EQ(fast->resolved_calls(), 4 + 10);  // after the verdict, calls are lock-free hits
   ASSERT_EQ(op.confirmations().size(), 1u);
   EXPECT_TRUE(op.confirmations()[0].kept);
   EXPECT_EQ(op.cached_solution(problem.params()), "fast");
@@ -109,16 +109,33 @@ TEST_F(ConfirmationTest, AStoredResultIsConfirmedAndDefaultWinnersAreNot) {
   auto* fast = set.add("fast", "fake", 70);
   TunableOp<AddParams> op(std::move(set.list), *ctx_);
   AddProblem problem(64);
-  call(op, problem, 1 + 4 + 3);  // the stored "fast" serves the first call, then 2 pairs
+  call(op, problem, 1 + 2 + 4 + 3);  // the stored "fast" serves the first call, then 3 pairs
   EXPECT_EQ(op.tunings(), 0u);
   ASSERT_EQ(op.confirmations().size(), 1u);
   EXPECT_FALSE(op.confirmations()[0].kept);
-  EXPECT_EQ(fast->calls(), 1 + 2);
-  EXPECT_EQ(def->calls(), 2 + 3);
+  EXPECT_EQ(fast->calls(), 1 + 3);
+  EXPECT_EQ(def->calls(), 3 + 3);
 
   AddProblem other(32);  // Default wins its tuning: nothing to confirm
   call(op, other, 5);
   EXPECT_EQ(op.confirmations().size(), 1u);
+}
+
+TEST_F(ConfirmationTest, TheWarmUpPairIsNotCounted) {
+  ctx_->set_confirm_calls(2);
+  CandidateSet set;
+  set.add("Default", "fake", 300);
+  auto* fast = set.add("fast", "fake", 60);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(64);
+  call(op, problem, 1);
+  // The winner's first call in place is slow (its kernel is created), then it is fast again.
+  const long first = fast->calls() + 1;
+  fast->set_time_of_call([first](long call) { return call == first ? 5000.0 : 60.0; });
+  call(op, problem, 4);
+  ASSERT_EQ(op.confirmations().size(), 1u);
+  EXPECT_TRUE(op.confirmations()[0].kept);
+  EXPECT_NEAR(op.confirmations()[0].winner_ms, 0.06, 1e-9);
 }
 
 TEST_F(ConfirmationTest, ADefaultFailingInPlaceKeepsTheWinnerAndTheCallSucceeds) {
