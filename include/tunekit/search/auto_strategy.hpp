@@ -212,7 +212,7 @@ class AutoStrategy : public SearchStrategy {
   std::vector<std::size_t> multi_valued_;  // knobs with more than one value
   std::size_t two_knob_moves_ = 0;         // configurations two knobs away from any one
   double best_score_ = 0.0;
-  std::size_t since_best_ = 0;  // trials since the best score last improved
+  std::size_t since_best_ = 0;    // trials since the best score last improved
   bool stalled() const noexcept;  // a global stall step now (AutoSettings::stall, stall_burst)
   /// The candidates of one pick, each once, in the order offered (flat knob positions and an
   /// open-addressing index set, reused from pick to pick so building a pool allocates nothing).

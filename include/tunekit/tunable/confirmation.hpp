@@ -30,8 +30,9 @@ struct ConfirmationVerdict {
 /// pair drawn pseudo-randomly (no side keeps one place in a program's cycle of calls). The first
 /// pair is a warm-up and not counted (a side's first call in a process may create its kernel
 /// or primitive); once both sides have calls / 2 counted timings, Default keeps the problem
-/// when its median time is lower than the winner's, otherwise the winner does. Pairing compares calls made under the same
-/// conditions (the same neighbours, the same cache state), as find_fastest's paired timings.
+/// when its median time is lower than the winner's, otherwise the winner does. Pairing compares
+/// calls made under the same conditions (the same neighbours, the same cache state), as
+/// find_fastest's paired timings.
 ///
 /// Not thread-safe: TunableOp calls it under its mutex. Problems are named by
 /// "<op signature>,<params signature>".
