@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tunekit/core/file_io.hpp"
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
@@ -33,6 +35,31 @@ DbTrial trial_of_record(const Record& record, std::string line, const DbProvenan
   t.space_hash = record.space_hash;
   t.provenance = provenance;
   return t;
+}
+
+DbTrial trial_of_measurement(const MeasureInput& input, const MeasureResult& result,
+                             const DbProvenance& provenance) {
+  const Record record = make_record(input, result);
+  std::string line = encode_record(record);
+  if (!result.ok() && !result.error_msg.empty() && !line.empty() && line.back() == '}') {
+    line.pop_back();
+    line += ", \"error_msg\": " + encode_python_json(result.error_msg) + "}";
+  }
+  return trial_of_record(record, std::move(line), provenance);
+}
+
+Expected<std::size_t> add_measured_trials(TuningDb& db, const DbEnvironment& environment,
+                                          std::span<const MeasureInput> inputs,
+                                          std::span<const MeasureResult> results,
+                                          const DbProvenance& provenance) {
+  auto id = db.environment_id(environment);
+  if (!id) return id.status();
+  std::vector<DbTrial> trials;
+  for (std::size_t i = 0; i < inputs.size() && i < results.size(); ++i) {
+    trials.push_back(trial_of_measurement(inputs[i], results[i], provenance));
+    trials.back().environment = *id;
+  }
+  return db.add_trials(trials);
 }
 
 Expected<std::size_t> import_autotvm_log(TuningDb& db, const std::string& path,
@@ -118,18 +145,11 @@ TuneCallback log_to_db(std::shared_ptr<TuningDb> db, std::shared_ptr<UnsavedReco
   auto warned = std::make_shared<bool>(false);
   return [db, warned, unsaved](const Tuner&, std::span<const MeasureInput> inputs,
                                std::span<const MeasureResult> results) {
-    auto environment = db->environment_id(host_trial_environment());
-    const DbProvenance provenance{hw::host_name(), "tuned", ""};
-    std::vector<DbTrial> trials;
-    for (std::size_t i = 0; i < inputs.size() && i < results.size(); ++i) {
-      const Record record = make_record(inputs[i], results[i]);
-      trials.push_back(trial_of_record(record, encode_record(record), provenance));
-      if (environment) trials.back().environment = *environment;
-    }
-    auto added = environment ? db->add_trials(trials) : Expected<std::size_t>(environment.status());
+    auto added = add_measured_trials(*db, host_trial_environment(), inputs, results,
+                                     DbProvenance{hw::host_name(), "tuned", ""});
     if (added) return;
     if (unsaved) {
-      unsaved->count += trials.size();
+      unsaved->count += std::min(inputs.size(), results.size());
       unsaved->last = added.status();
     }
     if (!*warned) {

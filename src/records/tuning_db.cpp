@@ -1,5 +1,5 @@
 // The SQLite tuning database: opening (WAL, schema), environments, results, trials, merge and
-// prune. See include/tunekit/records/tuning_db.hpp.
+// prune (comparisons: db_comparisons.cpp). See include/tunekit/records/tuning_db.hpp.
 #include "tunekit/records/tuning_db.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "records/db_transaction.hpp"
 #include "records/sqlite_statement.hpp"
 #include "tunekit/core/file_io.hpp"
 
@@ -111,15 +112,6 @@ Status check_regular(const std::string& path) {
                                                   path, files::kind_of(st.st_mode)));
 }
 
-constexpr const char* kComparisonsTable = R"sql(
-CREATE TABLE IF NOT EXISTS comparisons(
-  id INTEGER PRIMARY KEY,
-  environment INTEGER NOT NULL REFERENCES environments(id),
-  run TEXT NOT NULL, tool TEXT NOT NULL, op TEXT NOT NULL, params TEXT NOT NULL,
-  contender TEXT NOT NULL, kind TEXT NOT NULL, time_ms REAL,
-  host TEXT NOT NULL DEFAULT '', created TEXT NOT NULL);
-)sql";
-
 }  // namespace
 
 bool same_environment(const DbEnvironment& a, const DbEnvironment& b) {
@@ -153,25 +145,6 @@ Status TuningDb::exec(const char* sql) const {
   const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &message);
   sqlite3_free(message);
   return rc == SQLITE_OK ? Status::ok() : error(std::string("cannot run '") + sql + "'");
-}
-
-template <class Fn>
-auto TuningDb::in_transaction(Fn&& fn) -> decltype(fn()) {
-  if (read_only_) {
-    return Status(StatusCode::kIoError,
-                  fmt::format("tuning database '{}' is read-only (a system database)", path_));
-  }
-  TUNEKIT_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
-  auto result = fn();
-  if (!result) {
-    (void)exec("ROLLBACK");
-    return result;
-  }
-  if (Status s = exec("COMMIT"); !s.is_ok()) {
-    (void)exec("ROLLBACK");
-    return s;
-  }
-  return result;
 }
 
 Expected<std::unique_ptr<TuningDb>> TuningDb::open(const std::string& path, Access access) {
@@ -370,54 +343,6 @@ Expected<std::int64_t> TuningDb::environment_id(const DbEnvironment& environment
   return in_transaction([&] { return environment_id_locked(environment); });
 }
 
-Expected<std::size_t> TuningDb::add_comparisons(const DbEnvironment& environment,
-                                                std::span<const DbComparison> rows) {
-  std::lock_guard lock(mutex_);
-  return in_transaction([&]() -> Expected<std::size_t> {
-    TUNEKIT_RETURN_IF_ERROR(exec(kComparisonsTable));
-    auto env = environment_id_locked(environment);
-    if (!env) return env.status();
-    Statement insert(db_,
-                     "INSERT INTO comparisons(environment, run, tool, op, params, contender, kind, "
-                     "time_ms, host, created) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-    const std::string now = utc_now();
-    for (const DbComparison& c : rows) {
-      insert.reset();
-      insert.bind(1, *env).bind(2, c.run).bind(3, c.tool).bind(4, c.op_signature);
-      insert.bind(5, c.params_signature).bind(6, c.contender).bind(7, c.kind).bind(8, c.time_ms);
-      insert.bind(9, c.provenance.host);
-      insert.bind(10, c.provenance.created.empty() ? now : c.provenance.created);
-      if (insert.step() != SQLITE_DONE) return error("cannot store a comparison");
-    }
-    return rows.size();
-  });
-}
-
-Expected<std::vector<DbComparison>> TuningDb::comparisons() const {
-  std::lock_guard lock(mutex_);
-  Statement select(db_,
-                   "SELECT environment, run, tool, op, params, contender, kind, time_ms, host, "
-                   "created FROM comparisons ORDER BY id");
-  std::vector<DbComparison> out;
-  if (select.prepared() != SQLITE_OK) return out;  // no comparison stored yet
-  int rc = SQLITE_ROW;
-  while ((rc = select.step()) == SQLITE_ROW) {
-    DbComparison c;
-    c.environment = select.integer(0);
-    c.run = select.text(1);
-    c.tool = select.text(2);
-    c.op_signature = select.text(3);
-    c.params_signature = select.text(4);
-    c.contender = select.text(5);
-    c.kind = select.text(6);
-    c.time_ms = select.real(7);
-    c.provenance = DbProvenance{select.text(8), c.tool, select.text(9)};
-    out.push_back(std::move(c));
-  }
-  if (rc != SQLITE_DONE) return error("cannot read comparisons");
-  return out;
-}
-
 Expected<std::vector<DbStoredEnvironment>> TuningDb::environments() const {
   std::lock_guard lock(mutex_);
   Statement select(db_, "SELECT id, validators FROM environments ORDER BY id");
@@ -561,6 +486,8 @@ Expected<DbPruneCount> TuningDb::merge_from(const TuningDb& other) {
   }
   auto trials = other.trials();
   if (!trials) return trials.status();
+  auto comparisons = other.comparisons();
+  if (!comparisons) return comparisons.status();
   std::lock_guard lock(mutex_);
   return in_transaction([&]() -> Expected<DbPruneCount> {
     std::map<std::int64_t, std::int64_t> ids;  // other's environment id -> ours
@@ -582,6 +509,10 @@ Expected<DbPruneCount> TuningDb::merge_from(const TuningDb& other) {
     auto new_trials = insert_trials_locked(*trials);
     if (!new_trials) return new_trials.status();
     added.trials = *new_trials;
+    for (DbComparison& c : *comparisons) c.environment = ids[c.environment.value_or(0)];
+    auto new_comparisons = insert_comparisons_locked(*comparisons, /*skip_identical=*/true);
+    if (!new_comparisons) return new_comparisons.status();
+    added.comparisons = *new_comparisons;
     return added;
   });
 }
@@ -605,6 +536,9 @@ Expected<DbPruneCount> TuningDb::prune() {
         "b.cost_s, b.id LIMIT 1) AS best FROM trials t GROUP BY t.format, t.target, t.workload, "
         "t.space_hash) WHERE best IS NOT NULL)"));
     removed.trials = static_cast<std::size_t>(sqlite3_changes(db_));
+    auto comparisons = prune_comparisons_locked();
+    if (!comparisons) return comparisons.status();
+    removed.comparisons = *comparisons;
     return removed;
   });
 }

@@ -163,7 +163,8 @@
 
   function searchSection(r) {
     const s = el('section', {class: 'search'});
-    s.append(el('h2', {}, 'Search: ' + r.task + ' (' + r.format + ', ' + r.target + ')'));
+    s.append(el('h2', {}, 'Search: ' + r.task + (r.problem ? ' on ' + r.problem : '') +
+                ' (' + r.format + ', ' + r.target + ')'));
     const best = r.best_by_trial.length ? r.best_by_trial[r.best_by_trial.length - 1][1] : NaN;
     s.append(el('p', {}, r.trials + ' trial(s), ' + r.failed + ' failed; best ' + num(best) +
                 ' ms; workload ' + r.workload.slice(0, 160)));

@@ -64,8 +64,10 @@ TrialPoint point_of(const DbTrial& t) {
       (*r)[0][0].is_string()) {
     p.reason = (*r)[0][0].get<std::string>();
   }
-  if (line.is_object() && line.contains("error") && line["error"].is_string()) {
-    p.reason = line["error"].get<std::string>();
+  for (const char* key : {"error", "error_msg"}) {  // Kernel Tuner's; tunekit's own trials'
+    if (line.is_object() && line.contains(key) && line[key].is_string()) {
+      p.reason = line[key].get<std::string>();
+    }
   }
   return p;
 }
@@ -146,6 +148,16 @@ void add_knob_views(const std::vector<TrialPoint>& trials, json& s) {
   s["two_knobs"] = {{"x", names[a]}, {"y", names[b]}, {"cells", std::move(cells)}};
 }
 
+/// The problem of a tunable op's template search: its workload is [task, [op signature, params
+/// signature]] (TemplateSearch); "" for other workloads.
+std::string problem_of(const std::string& workload) {
+  const json w = json::parse(workload, nullptr, false);
+  if (!w.is_array() || w.size() != 2 || !w[1].is_array() || w[1].size() != 2) return "";
+  const json& args = w[1];
+  if (!args[0].is_string() || !args[1].is_string()) return "";
+  return args[0].get<std::string>() + "," + args[1].get<std::string>();
+}
+
 json failures(const std::vector<TrialPoint>& trials) {
   json out = json::array();
   for (const TrialPoint& p : trials) {
@@ -179,6 +191,7 @@ Expected<json> search_sections(const TuningDb& db, const std::string& source) {
               {"target", std::get<1>(key)},
               {"task", std::get<2>(key)},
               {"workload", std::get<3>(key)},
+              {"problem", problem_of(std::get<3>(key))},
               {"trials", points.size()},
               {"failed", points.size() - static_cast<std::size_t>(ok)}};
     add_convergence(points, s);

@@ -54,7 +54,7 @@ Status apply_search_environment(TuningSettings& s) {
 
 }  // namespace
 
-Expected<TuningSettings> TuningContext::tuning_settings() const {
+Expected<TuningSettings> TuningContext::tuning_settings() {
   TUNEKIT_RETURN_IF_ERROR(environment_status());
   auto numerics = settings_.try_numerical_check();
   if (!numerics) return numerics.status();
@@ -72,6 +72,12 @@ Expected<TuningSettings> TuningContext::tuning_settings() const {
     return settings_.try_is_library_enabled(library);
   };
   s.settle = hooks_.settle_hook();
+  if (!store_.database_paths().user.empty()) {
+    s.search_trials = [this](std::span<const MeasureInput> inputs,
+                             std::span<const MeasureResult> results) {
+      (void)store_.add_search_trials(inputs, results);  // warned about by the store
+    };
+  }
   TUNEKIT_RETURN_IF_ERROR(apply_search_environment(s));
   return s;
 }

@@ -8,6 +8,7 @@
 #include "tunekit/core/hardware.hpp"
 #include "tunekit/core/log.hpp"
 #include "tunekit/core/version.hpp"
+#include "tunekit/records/db_trials.hpp"
 
 namespace tunekit {
 namespace {
@@ -184,6 +185,22 @@ Expected<bool> TuningStore::add_result(ResultLine line, std::span<const DbCandid
   if (not_saved != nullptr && (not_saved->is_ok())) *not_saved = stored;
   if (added) return stored;
   return added;
+}
+
+Status TuningStore::add_search_trials(std::span<const MeasureInput> inputs,
+                                      std::span<const MeasureResult> results) {
+  if (settings_.is_record_untuned_enabled()) return Status::ok();
+  auto db = databases().user_for_writing();
+  Status stored = db ? Status::ok() : db.status();
+  if (db && *db) {
+    auto added = add_measured_trials(**db, validators_.values(), inputs, results,
+                                     DbProvenance{hw::host_name(), "tuned", ""});
+    stored = added ? Status::ok() : added.status();
+  }
+  if (!stored.is_ok() && !trials_warned_.exchange(true)) {
+    log::warn(stored.message() + " (search trials not stored; tuning goes on)");
+  }
+  return stored;
 }
 
 Status TuningStore::record_untuned(std::string_view op_signature, std::string_view params_signature,

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `tunekit db`: PyTorch's and tunekit's results files imported and exported byte for byte, an
-# AutoTVM log round trip, a Kernel Tuner cache, tune-file writing the user database and a later
-# run dispatching from it with the results file gone, --jobs gathering into one database, merge
-# of two machines' databases, prune, and clear errors for bad inputs.
+# AutoTVM log round trip, a Kernel Tuner cache, tune-file writing the user database (results and
+# the native searches' trials) and a later run dispatching from it with the results file gone,
+# --jobs gathering into one database, merge of two machines' databases (comparisons included),
+# prune, and clear errors for bad inputs.
 # Usage: db_cli_test.sh <tunekit> <source dir>
 set -uo pipefail
 source "$(dirname "$(realpath "$0")")/harness.sh"
@@ -46,6 +47,18 @@ check "tune-file names the database" grep -q "tuning database: $work/user.db" ou
 rm r.csv
 expect_ok "rerun from the database" "$TK" tune-file u.csv --results r.csv "${fast[@]}"
 check "the rerun finds every result in the database" grep -q '0 tuned, 3 already tuned' out.txt
+# The native templates' searches are trials: one search (workload) per problem, each with more
+# than one configuration, under the environment of the results.
+native_searches() {
+  python3 - "$1" <<'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT workload, count(*), min(environment) FROM trials WHERE task = 'native_f32' "
+    "AND format = 'autotvm' GROUP BY workload").fetchall()
+print(len(rows), all(n > 1 for _, n, _ in rows), all(e is not None for _, _, e in rows))
+PY
+}
+check "tune-file stores each problem's native search" test "$(native_searches user.db)" = "3 True True"
 # Names tunekit writes have no comma: every result line is 4 fields to PyTorch's reader.
 "$TK" db export --format tunableop --environment 3 -o mine.csv
 check "4 comma-separated fields per result line" \
@@ -66,14 +79,29 @@ TUNEKIT_DB="$work/jobs.db" "$TK" tune-file j.csv --jobs 2 --results rj.csv "${fa
 check "--jobs succeeds" test $? -eq 0
 check "--jobs reports the database" grep -q "tuning database: $work/jobs.db" out.txt
 check "--jobs: 4 results in the database" test "$(TUNEKIT_DB="$work/jobs.db" "$TK" db show | grep -c 'nn_[5-8][0-9]_8_8')" -eq 4
+check "--jobs: the workers store their native searches" test "$(native_searches jobs.db | cut -d' ' -f1)" -eq 4
 
-# 5. merge two machines' databases; prune.
+# 5. merge two machines' databases (results, trials, comparisons); prune.
+cmp_args=(--results rj_full0.csv --threads 1 --head-to-head 0 --sample-ms 0.2)
+TUNEKIT_DB="$work/jobs.db" "$TK" compare j.csv "${cmp_args[@]}" >out.txt 2>&1
+check "compare into the other database" test $? -eq 0
 expect_ok "merge" "$TK" db merge "$work/jobs.db"
 check "merge counts the new results" grep -q 'jobs.db: 4 new result(s)' out.txt
+check "merge copies the comparison" grep -qE 'jobs.db: .* [1-9][0-9]* new comparison row\(s\)' out.txt
 expect_ok "merge again" "$TK" db merge "$work/jobs.db"
-check "merging again adds nothing" grep -q 'jobs.db: 0 new result(s), 0 new trial(s)' out.txt
+check "merging again adds nothing" \
+  grep -q 'jobs.db: 0 new result(s), 0 new trial(s), 0 new comparison row(s)' out.txt
+expect_ok "a later comparison" "$TK" compare j.csv "${cmp_args[@]}"
+rows_of_runs() {
+  python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT count(*), count(DISTINCT run) FROM comparisons').fetchone())" "$1"
+}
+before="$(rows_of_runs user.db)"
 expect_ok "prune" "$TK" db prune
-check "prune drops the failed and slower trials" grep -q 'removed 0 result(s) and [1-9][0-9]* trial(s)' out.txt
+check "prune drops the failed and slower trials" grep -q 'removed 0 result(s), [1-9][0-9]* trial(s)' out.txt
+removed="$(sed -n 's/.* \([0-9][0-9]*\) comparison row(s).*/\1/p' out.txt)"
+after="$(rows_of_runs user.db)"
+check "prune keeps each problem's latest comparison run (rows, runs: $before -> $after)" \
+  test "${before#*, }" = "2)" -a "${after#*, }" = "1)" -a "${removed:-0}" -gt 0
 
 # 6. Bad inputs: one clear line each.
 printf 'not a database at all, but long enough to be read as one by SQLite.....\n' >bad.db

@@ -31,5 +31,8 @@ check "tune-file terminal: no plain lines" bash -c "! grep -qE '^\[[12]/2\] ' tt
 check "tune-file terminal: tuned" grep -q 'tuned' tty.txt
 script -qec "'$TK' compare p.csv --results tty.csv --threads 1 --head-to-head 0 --sample-ms 0.2" /dev/null > tty.txt 2>&1
 check "compare terminal: rewritten line" grep -qE $'\r\033\\[K\\[[#.]+\\] [0-9]/2 .*elapsed' tty.txt
+script -qec "'$TK' simulate --data '$CONV' --strategy random grid --budget 10 --runs 2 --no-score --threads 1" /dev/null > tty.txt 2>&1
+check "simulate terminal: rewritten line" grep -qE $'\r\033\\[K\\[[#.]+\\] [0-9]/2 .*elapsed' tty.txt
+check "simulate terminal: no plain lines" bash -c "! grep -qE '^\[[12]/2\] ' tty.txt"
 echo "progress: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,7 +1,8 @@
 """The HTML report as a person sees it: headless Chromium opens a report of a small tuning
 database from a file, takes a screenshot, and the test checks that every chart was drawn with
-its data (marks for each tuned problem, coloured pixels in the screenshot), that the console
-stayed empty and that no request left the page. Skips (exit 77) without Chromium.
+its data (marks for each tuned problem, coloured pixels in the screenshot), that each tuned
+problem's native_f32 search has its section with every view, that the console stayed empty and
+that no request left the page. Skips (exit 77) without Chromium.
 
 Usage: browser_test.py TUNEKIT_CLI SOURCE_DIR"""
 import json
@@ -87,18 +88,52 @@ def leaving(urls):
 
 
 class Canvases(HTMLParser):
-    """data-marks of every canvas, and body's data-charts, of the DOM Chromium dumped."""
+    """data-marks of every canvas, and body's data-charts, of the DOM Chromium dumped; and per
+    search section its h2 heading and the labels of its canvases."""
 
     def __init__(self):
         super().__init__()
         self.marks, self.charts = [], None
+        self.sections = []  # {"class", "heading", "labels"} in page order
+        self.in_heading = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         if tag == "canvas":
             self.marks.append((a.get("aria-label", ""), int(a.get("data-marks", "-1"))))
+            if self.sections:
+                self.sections[-1]["labels"].append(a.get("aria-label", ""))
         if tag == "body":
             self.charts = a.get("data-charts")
+        if tag == "section":
+            self.sections.append({"class": a.get("class", ""), "heading": "", "labels": []})
+        self.in_heading = tag == "h2" and bool(self.sections) and not self.sections[-1]["heading"]
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self.in_heading = False
+
+    def handle_data(self, data):
+        if self.in_heading:
+            self.sections[-1]["heading"] += data
+
+    def searches(self):
+        return [(s["heading"], s["labels"]) for s in self.sections if s["class"] == "search"]
+
+
+SEARCH_VIEWS = ("Best time so far against trials", "Best time so far against tuning time",
+                "Distribution of measured times", "Knob importance", "Best time per pair")
+
+
+def check_native_searches(canvases):
+    """The native candidates' searches are stored and each has every view."""
+    native = [s for s in canvases.searches() if s[0].startswith("Search: native_f32 on ")]
+    for problem in PROBLEMS:
+        check(any(heading.startswith(f"Search: native_f32 on {problem} ") for heading, _ in native),
+              f"the native_f32 search of {problem} has its section")
+    for heading, labels in native:
+        missing = [v for v in SEARCH_VIEWS if not any(lbl.startswith(v) for lbl in labels)]
+        check(not missing, f"'{heading[:60]}' has every view (missing: {missing})")
 
 
 def make_database(tk, source, work):
@@ -106,6 +141,8 @@ def make_database(tk, source, work):
     problems = os.path.join(work, "problems.csv")
     with open(problems, "w") as f:
         f.write("\n".join(PROBLEMS) + "\n")
+    # The default candidates: the libraries and the native templates, whose searches the
+    # database keeps.
     budget = ["--max-tuning-duration-ms", "2", "--max-tuning-iterations", "5", "--threads", "1"]
     results = os.path.join(work, "r.csv")
     run(tk, "tune-file", problems, "--results", results, *budget, env=env)
@@ -149,6 +186,7 @@ def main():
           f"every chart was created ({canvases.charts} of {len(canvases.marks)} canvases)")
     for label, marks in canvases.marks:
         check(marks > 0, f"chart '{label}' has {marks} marks")
+    check_native_searches(canvases)
     per_problem = [m for label, m in canvases.marks if label.startswith("Every candidate")]
     check(per_problem and sum(per_problem) >= len(PROBLEMS) * 2,
           f"candidates' times chart: marks {per_problem} for {len(PROBLEMS)} tuned problems")

@@ -64,8 +64,8 @@ void run_merge(DbArgs& a) {
     if (!other) throw CommandFailure{kExitFailure, other.status().message()};
     auto added = db->merge_from(**other);
     if (!added) throw CommandFailure{kExitFailure, added.status().message()};
-    std::printf("%s: %zu new result(s), %zu new trial(s)\n", file.c_str(), added->results,
-                added->trials);
+    std::printf("%s: %zu new result(s), %zu new trial(s), %zu new comparison row(s)\n",
+                file.c_str(), added->results, added->trials, added->comparisons);
   }
   std::printf("database: %s\n", db->path().c_str());
 }
@@ -75,9 +75,9 @@ void run_prune(DbArgs& a) {
   auto removed = db->prune();
   if (!removed) throw CommandFailure{kExitFailure, removed.status().message()};
   std::printf(
-      "%s: removed %zu result(s) and %zu trial(s); kept the best per problem and per "
-      "workload\n",
-      db->path().c_str(), removed->results, removed->trials);
+      "%s: removed %zu result(s), %zu trial(s) and %zu comparison row(s); kept the best per "
+      "problem and per workload, and each problem's latest comparison\n",
+      db->path().c_str(), removed->results, removed->trials, removed->comparisons);
 }
 
 void run_show(DbArgs& a) {
@@ -127,7 +127,9 @@ void register_db_command(CLI::App& app) {
   merge->add_option("sources", args->files, "databases to merge in")->required();
   merge->callback(guarded(&run_merge, args));
 
-  auto* prune = db->add_subcommand("prune", "keep only the best entry per problem and workload");
+  auto* prune = db->add_subcommand(
+      "prune",
+      "keep only the best entry per problem and workload, the latest comparison per problem");
   add_db_option(prune, *args);
   prune->callback(guarded(&run_prune, args));
 }

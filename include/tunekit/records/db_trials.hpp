@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "tunekit/core/status.hpp"
@@ -18,6 +19,21 @@ DbEnvironment host_trial_environment();
 
 /// The trial of `record`, whose log line is `line` (byte for byte, without its line end).
 DbTrial trial_of_record(const Record& record, std::string line, const DbProvenance& provenance);
+
+/// The trial of one measured configuration of `input.task`: its v0.2 log line
+/// (encode_record(make_record(input, result))) and, for a failure with a message, tunekit's key
+/// "error_msg" appended (readers of AutoTVM logs, upstream's and tunekit's, ignore it; the report
+/// shows it as the failure's reason).
+DbTrial trial_of_measurement(const MeasureInput& input, const MeasureResult& result,
+                             const DbProvenance& provenance);
+
+/// Stores measured configurations (inputs[i] with results[i]; the shorter span bounds them) as
+/// trials of `environment` in one transaction. Returns how many were new.
+/// Errors: kIoError from the database.
+Expected<std::size_t> add_measured_trials(TuningDb& db, const DbEnvironment& environment,
+                                          std::span<const MeasureInput> inputs,
+                                          std::span<const MeasureResult> results,
+                                          const DbProvenance& provenance);
 
 /// Imports every v0.2 record line of the AutoTVM log `path` as a trial (source: the path; no
 /// environment: a log does not say where it was measured), byte for byte, in one transaction;

@@ -106,10 +106,11 @@ struct DbResultQuery {
   std::optional<std::int64_t> environment;
 };
 
-/// What prune() removed.
+/// What prune() removed (merge_from(): what it added).
 struct DbPruneCount {
   std::size_t results = 0;
   std::size_t trials = 0;
+  std::size_t comparisons = 0;  ///< comparison rows
 };
 
 /// A tuning database file. Writes run in their own transaction (BEGIN IMMEDIATE ... COMMIT) in
@@ -184,12 +185,16 @@ class TuningDb {
   /// Every trial of `format` ("" any), in insertion order.
   Expected<std::vector<DbTrial>> trials(const std::string& format = {}) const;
 
-  /// Copies every environment, result, candidate time and trial of `other` into this database in
-  /// one transaction (identical rows once); returns how many results and trials were new.
+  /// Copies every environment, result, candidate time, trial and comparison row of `other` into
+  /// this database in one transaction (identical rows once: a comparison row equal in every
+  /// column, its run id included); returns how many results, trials and comparison rows were
+  /// new.
   Expected<DbPruneCount> merge_from(const TuningDb& other);
-  /// Keeps per (environment, op, params) only best_results()' row, and per (format, target,
+  /// Keeps per (environment, op, params) only best_results()' row, per (format, target,
   /// workload, space hash) only the successful trial with the smallest cost (every failed one
-  /// goes), as AutoTVM pick_best. One transaction. Returns what was removed.
+  /// goes), as AutoTVM pick_best, and per (environment, tool, op, params) only the comparison
+  /// rows of the latest run (every contender of it, failed ones included). One transaction.
+  /// Returns what was removed.
   Expected<DbPruneCount> prune();
   /// "ok" when SQLite's integrity check passes; else kIoError with its report.
   Status check_integrity() const;
@@ -202,6 +207,9 @@ class TuningDb {
                                                        bool best_only) const;
   Expected<std::size_t> insert_trials_locked(std::span<const DbTrial> trials);
   Expected<std::int64_t> environment_id_locked(const DbEnvironment& environment);
+  Expected<std::size_t> insert_comparisons_locked(std::span<const DbComparison> rows,
+                                                  bool skip_identical);
+  Expected<std::size_t> prune_comparisons_locked();
   Expected<bool> insert_result_locked(std::int64_t environment, const DbResult& result,
                                       const DbProvenance& provenance,
                                       std::span<const DbCandidateTime> candidates);

@@ -301,9 +301,10 @@ class TuningContext {
   /// the environment until reset(), without touching the process environment.
   /// Errors: throws Error(kInvalidArgument) for a verbose level outside 0..3.
   void pin(const PinnedSettings& pinned);
-  /// The settings snapshot for one tuning (settings and hooks).
+  /// The settings snapshot for one tuning (settings and hooks; with a user database, its
+  /// search_trials stores each template search's trials there: TuningStore::add_search_trials).
   /// Errors: kInvalidArgument for a malformed TUNEKIT_NUMERICAL_CHECK or environment.
-  Expected<TuningSettings> tuning_settings() const;
+  Expected<TuningSettings> tuning_settings();
 
  private:
   ContextSettings settings_;

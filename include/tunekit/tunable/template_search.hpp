@@ -59,6 +59,8 @@ class TemplateSearch {
     if (!space) return space.status();
     task_ = std::make_shared<Task>();
     task_->name = family_.family();
+    // The workload is the problem: a stored search is one per (template, problem).
+    task_->args = nlohmann::json::array({params_.op_signature(), params_.signature()});
     task_->target = hw::host_cpu().describe();  // the templates here run on this CPU
     task_->flop = params_.flops();
     task_->space = *space;
@@ -153,7 +155,19 @@ class TemplateSearch {
     (void)runner_->run_interleaved(configs, rounds, std::max(1LL, calls / rounds));
   }
 
-  /// Step 4: the fastest configuration (remembered by the template), or why there is none.
+  /// Step 4: every configuration measured (the seeds included) to settings.search_trials.
+  void hand_over_trials() const {
+    if (!settings_.search_trials || tuner_->trials().empty()) return;
+    std::vector<MeasureInput> inputs;
+    std::vector<MeasureResult> results;
+    for (const Trial& t : tuner_->trials()) {
+      inputs.push_back(MeasureInput{task_, t.config});
+      results.push_back(t.result);
+    }
+    settings_.search_trials(inputs, results);
+  }
+
+  /// Step 5: the fastest configuration (remembered by the template), or why there is none.
   void finish(TemplateSearchResult<Params>& out) {
     out.trials = tuner_->trials().size();  // the seeds included (load_history)
     out.instance = runner_->take_best_instance();
@@ -197,7 +211,8 @@ class TemplateSearch {
 ///     only, max_search_duration_ms 0 sets no time limit;
 ///  3. the kSearchFinalists fastest configurations are measured again, interleaved in rounds
 ///     (outside the time limit), and the lowest median of round means wins;
-///  4. it is remembered by the template (TemplateCandidate::remember).
+///  4. every configuration measured goes to settings.search_trials (when set), and
+///  5. the winner is remembered by the template (TemplateCandidate::remember).
 /// Each configuration gets max_search_duration_ms / max_search_trials ms of timed calls (at
 /// least one call, at most kMaxTrialCalls): a coarse ranking; the winner is then profiled, checked
 /// and re-measured by find_fastest like every other candidate. Errors: status is the space's error,
@@ -215,6 +230,7 @@ TemplateSearchResult<Params> search_template(
   out.seeds = search.measure_seeds(start);
   search.run_strategy(out.seeds, static_cast<double>(settings.clock() - start) / 1e6);
   search.remeasure_finalists();
+  search.hand_over_trials();
   search.finish(out);
   out.wall_ms = static_cast<double>(settings.clock() - start) / 1e6;
   return out;

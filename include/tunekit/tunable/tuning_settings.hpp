@@ -4,15 +4,22 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string_view>
 
 #include "tunekit/core/clock.hpp"
 #include "tunekit/core/status.hpp"
 #include "tunekit/measure/cpu_wait.hpp"
+#include "tunekit/measure/measure_types.hpp"
 #include "tunekit/measure/timing.hpp"
 #include "tunekit/tunable/tolerance.hpp"
 
 namespace tunekit {
+
+/// Receives the configurations one template candidate's search measured (inputs[i] with
+/// results[i], in the order measured), once per search, after it.
+using SearchTrialsSink =
+    std::function<void(std::span<const MeasureInput>, std::span<const MeasureResult>)>;
 
 /// A snapshot of every setting find_fastest needs, taken once per tuning.
 struct TuningSettings {
@@ -30,6 +37,9 @@ struct TuningSettings {
   /// Whether the search measures the configurations that won the nearest problems tuned before
   /// first (transfer across problems; TemplateCandidate::seeds).
   bool search_transfer = true;
+  /// Where each search's trials go (TuningContext: the user database, TuningStore::
+  /// add_search_trials; null when there is none): outside the search's time limit.
+  SearchTrialsSink search_trials;
   bool cache_flush = true;           ///< flush operand cache lines before each timed call
   NumericalCheck numerical_check{};  ///< compare every candidate's output with Default's
   /// Robust winner selection: candidates whose mean is within this fraction of the best are

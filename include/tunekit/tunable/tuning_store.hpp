@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tunekit/core/status.hpp"
+#include "tunekit/measure/measure_types.hpp"
 #include "tunekit/records/db_layers.hpp"
 #include "tunekit/tunable/context_settings.hpp"
 #include "tunekit/tunable/file_names.hpp"
@@ -76,6 +77,13 @@ class TuningStore {
   /// Errors: kIoError from the append or the database (the result stays in memory).
   Expected<bool> add_result(ResultLine line, std::span<const DbCandidateTime> candidates = {},
                             Status* not_saved = nullptr);
+  /// Stores the configurations one template candidate's search measured as trials of this
+  /// environment (the validators') in the user database, one transaction (db_trials.hpp,
+  /// add_measured_trials): one search per (template, problem). Nothing when there is no user
+  /// database or untuned problems are recorded. A failure is logged as a warning once per
+  /// store and returned; tuning goes on. Errors: kIoError (opening or writing the database).
+  Status add_search_trials(std::span<const MeasureInput> inputs,
+                           std::span<const MeasureResult> results);
   /// Records an untuned problem in untuned_filename() (deduplicated). Errors: kIoError.
   Status record_untuned(std::string_view op_signature, std::string_view params_signature,
                         std::string_view extra);
@@ -121,6 +129,7 @@ class TuningStore {
   std::mutex load_mutex_;
   std::atomic<bool> loaded_{false};
   std::atomic<bool> databases_loaded_{false};
+  std::atomic<bool> trials_warned_{false};
   std::string loaded_file_;
 };
 

@@ -153,6 +153,74 @@ TEST(TuningDb, MergeBringsEveryRowOnce) {
   EXPECT_EQ(a->candidates(rows->front().id)->size(), 1u);
 }
 
+DbComparison comparison(const std::string& run, const std::string& params,
+                        const std::string& contender, double ms) {
+  DbComparison c;
+  c.run = run;
+  c.tool = "compare";
+  c.op_signature = "GemmTunableOp_float_NN";
+  c.params_signature = params;
+  c.contender = contender;
+  c.kind = contender == "tuned" ? "tuned" : "library";
+  c.time_ms = ms;
+  c.provenance = DbProvenance{"host", "compare", "2026-01-01T00:00:00Z"};
+  return c;
+}
+
+TEST(TuningDb, MergeBringsEveryComparisonRowOnce) {
+  TempDir dir;
+  auto a = open_rw(dir.file("a.db"));
+  auto b = open_rw(dir.file("b.db"));
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(a->add_comparisons(kHere, std::vector{comparison("r1", "p", "tuned", 1.0)}));
+  const std::vector rows = {comparison("r1", "p", "tuned", 1.0),  // a holds it already
+                            comparison("r2", "p", "tuned", 1.1),
+                            comparison("r2", "p", "eigen", NAN)};  // failed: NULL time
+  ASSERT_TRUE(b->add_comparisons(kOtherLibrary, rows));
+  auto merged = a->merge_from(*b);
+  ASSERT_TRUE(merged.has_value()) << merged.status().to_string();
+  // r1 of b is another environment's row: not identical to a's.
+  EXPECT_EQ(merged->comparisons, 3u);
+  auto again = a->merge_from(*b);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->comparisons, 0u);
+  auto stored = a->comparisons();
+  ASSERT_EQ(stored->size(), 4u);
+  EXPECT_TRUE(std::isnan(stored->back().time_ms));
+  EXPECT_EQ(stored->back().provenance.created, "2026-01-01T00:00:00Z");
+  EXPECT_NE(stored->front().environment, stored->back().environment);
+  auto self = a->merge_from(*a);  // every row identical
+  ASSERT_TRUE(self.has_value());
+  EXPECT_EQ(self->comparisons, 0u);
+}
+
+TEST(TuningDb, PruneKeepsTheLatestComparisonRunPerProblem) {
+  TempDir dir;
+  auto db = open_rw(dir.file("t.db"));
+  ASSERT_TRUE(db);
+  auto none = db->prune();  // no comparisons table yet
+  ASSERT_TRUE(none.has_value()) << none.status().to_string();
+  EXPECT_EQ(none->comparisons, 0u);
+  ASSERT_TRUE(db->add_comparisons(
+      kHere, std::vector{comparison("r1", "p", "tuned", 1.0), comparison("r1", "p", "eigen", 2.0),
+                         comparison("r1", "q", "tuned", 1.0)}));
+  ASSERT_TRUE(db->add_comparisons(kHere, std::vector{comparison("r2", "p", "tuned", 1.5),
+                                                     comparison("r2", "p", "eigen", NAN)}));
+  ASSERT_TRUE(db->add_comparisons(kOtherLibrary, std::vector{comparison("r0", "p", "tuned", 3.0)}));
+  auto removed = db->prune();
+  ASSERT_TRUE(removed.has_value()) << removed.status().to_string();
+  EXPECT_EQ(removed->comparisons, 2u);  // r1's two rows of p
+  std::vector<std::string> kept;
+  auto rows = db->comparisons();
+  ASSERT_TRUE(rows.has_value()) << rows.status().to_string();
+  for (const DbComparison& c : *rows) {
+    kept.push_back(c.run + ":" + c.params_signature + ":" + c.contender);
+  }
+  // q's only run stays; p keeps r2 (failed contender included); the other environment its own.
+  EXPECT_EQ(kept,
+            (std::vector<std::string>{"r1:q:tuned", "r2:p:tuned", "r2:p:eigen", "r0:p:tuned"}));
+}
+
 TEST(TuningDb, RefusesFilesThatAreNotTunekitDatabases) {
   TempDir dir;
   auto text = TuningDb::open(dir.write("t.db", "Validator,TUNEKIT_VERSION,0.1.0\n"),

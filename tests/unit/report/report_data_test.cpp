@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "tunekit/records/db_trials.hpp"
 #include "tunekit/records/tuning_db.hpp"
 #include "tunekit/report/chart_library.hpp"
 #include "tunekit/report/report.hpp"
@@ -116,6 +117,53 @@ TEST_F(ReportData, SearchesOfAnImportedLogHaveConvergenceAndKnobs) {
   EXPECT_GE(search["trials"].get<int>(), 1);
   EXPECT_FALSE(search["best_by_trial"].empty());
   EXPECT_FALSE(search["importance"].empty());
+}
+
+// A native search as TuningStore::add_search_trials stores it: task the template, the problem
+// in the workload, the failure's reason in the line.
+TEST_F(ReportData, AStoredNativeSearchHasEveryView) {
+  auto space = std::make_shared<ConfigSpace>();
+  ASSERT_TRUE(space->define_knob("mr", {nlohmann::json(8), nlohmann::json(16)}));
+  ASSERT_TRUE(space->define_knob("kc", {nlohmann::json(128), nlohmann::json(256)}));
+  auto task = std::make_shared<Task>();
+  task->name = "native_f32";
+  task->args = json::array({"GemmTunableOp_float_NN", "nn_64_32_48_ld_64_48_64"});
+  task->target = "llvm -mcpu=test";
+  task->space = space;
+  std::vector<MeasureInput> inputs;
+  std::vector<MeasureResult> results;
+  for (std::uint64_t i = 0; i < 4; ++i) {
+    inputs.push_back(MeasureInput{task, space->config_at(i)});
+    MeasureResult r;
+    r.costs_s = {1e-3 * static_cast<double>(i + 1)};
+    r.timestamp_s = 1000.0 + static_cast<double>(i);
+    results.push_back(r);
+  }
+  results[3].costs_s.clear();
+  results[3].error_no = MeasureErrorNo::kWrongAnswer;
+  results[3].error_msg = "max |C - C_ref| 0.5 above the tolerance";
+  ASSERT_TRUE(add_measured_trials(*db_, env_, inputs, results, DbProvenance{"host", "tuned", ""}));
+  json data = {{"environments", json::array()},
+               {"ops", json::array()},
+               {"searches", json::array()},
+               {"comparisons", json::array()}};
+  ASSERT_TRUE(collect_database(*db_, "test.db", data).is_ok());
+  ASSERT_EQ(data["searches"].size(), 1u);
+  const json& search = data["searches"][0];
+  EXPECT_EQ(search["task"], "native_f32");
+  EXPECT_NE(search["workload"].get<std::string>().find("nn_64_32_48_ld_64_48_64"),
+            std::string::npos);
+  EXPECT_EQ(search["problem"], "GemmTunableOp_float_NN,nn_64_32_48_ld_64_48_64");
+  EXPECT_EQ(search["trials"], 4);
+  EXPECT_EQ(search["failed"], 1);
+  EXPECT_EQ(search["best_by_trial"].size(), 4u);  // the failed trial keeps the best so far
+  EXPECT_EQ(search["best_by_time"].size(), 4u);
+  EXPECT_EQ(search["best_by_time"][3][0], 3.0);  // seconds since the first trial
+  EXPECT_FALSE(search["histogram"]["counts"].empty());
+  EXPECT_EQ(search["importance"].size(), 2u);
+  EXPECT_EQ(search["two_knobs"]["cells"].size(), 3u);
+  ASSERT_EQ(search["failures"].size(), 1u);
+  EXPECT_EQ(search["failures"][0]["reason"], "max |C - C_ref| 0.5 above the tolerance");
 }
 
 TEST_F(ReportData, ThePageInlinesEverythingAndRequestsNothing) {

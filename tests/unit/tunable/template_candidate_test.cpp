@@ -11,6 +11,8 @@
 
 #include "fake_op.hpp"
 #include "tunekit/core/log.hpp"
+#include "tunekit/records/record.hpp"
+#include "tunekit/records/tuning_db.hpp"
 #include "tunekit/tunable/template_search.hpp"
 #include "tunekit/tunable/tunable_op.hpp"
 
@@ -400,6 +402,46 @@ TEST_F(TemplateCandidateTest, StoredWinnersOfEarlierProcessesAreMeasuredFirst) {
       EXPECT_TRUE(fresh->stored.empty());
     }
   }
+}
+
+TEST_F(TemplateCandidateTest, EverySearchedConfigurationIsATrialInTheUserDatabase) {
+  ::unsetenv("TUNEKIT_DB");  // set_database() below decides
+  ctx_->store().reload_environment();
+  const std::string path = dir_.file("user.db");
+  ctx_->set_database(path);
+  FakeTemplate* tmpl = nullptr;
+  TunableOp<AddParams> op(candidates(tmpl, /*wrong=*/{2}), *ctx_);
+  AddProblem problem(64, 1);
+  ASSERT_TRUE(op(problem.params()));
+  auto db = TuningDb::open(path, TuningDb::Access::kReadOnly);
+  ASSERT_TRUE(db) << db.status().to_string();
+  auto trials = (*db)->trials();
+  ASSERT_TRUE(trials) << trials.status().to_string();
+  ASSERT_EQ(trials->size(), 8u);  // the whole space, each configuration once (not the finalists'
+                                  // second measurement)
+  std::set<std::int64_t> indices;
+  std::size_t failed = 0;
+  for (const DbTrial& t : *trials) {
+    indices.insert(t.config_index);
+    EXPECT_EQ(t.format, "autotvm");
+    EXPECT_EQ(t.task, "fake");
+    EXPECT_NE(t.workload.find("n_64_t_1"), std::string::npos) << t.workload;
+    EXPECT_TRUE(t.environment.has_value());
+    EXPECT_FALSE(t.space_hash.empty());
+    EXPECT_TRUE(decode_record_line(t.line)) << t.line;  // an AutoTVM log line
+    if (t.error_no == 0) continue;
+    ++failed;
+    EXPECT_EQ(t.error_no, static_cast<int>(MeasureErrorNo::kWrongAnswer));
+    EXPECT_NE(t.line.find("\"error_msg\": "), std::string::npos) << t.line;
+  }
+  EXPECT_EQ(failed, 1u);  // speed 2
+  EXPECT_EQ(indices.size(), 8u);
+}
+
+TEST_F(TemplateCandidateTest, WithoutAUserDatabaseNoTrialIsKept) {
+  auto settings = ctx_->tuning_settings();  // TUNEKIT_DB=off (clear_tunekit_env)
+  ASSERT_TRUE(settings);
+  EXPECT_FALSE(settings->search_trials);
 }
 
 }  // namespace
