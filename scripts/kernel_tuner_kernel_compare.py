@@ -188,9 +188,10 @@ def main():
     ap.add_argument("--kt-strategy", default="random_sample")
     ap.add_argument("--tunekit-strategies", default="random,auto",
                     help="comma-separated tunekit strategies (random matches random_sample)")
-    ap.add_argument("--tunekit-isolations", default="process,worker",
-                    help="tunekit's isolation modes to run (comma-separated): process (a forked "
-                         "child per trial), worker (warm worker, replaced after a crash)")
+    ap.add_argument("--tunekit-isolations", default="worker,process",
+                    help="tunekit's isolation modes to run (comma-separated): worker (the "
+                         "default: a warm worker, replaced after a failed trial), process (a "
+                         "forked child per trial)")
     ap.add_argument("--tunekit-n-parallel", type=int, default=1,
                     help="tunekit's parallel builds (default 1: one at a time, as Kernel Tuner "
                          "builds, so that its wall time splits into compile, kernel and overhead; "

@@ -103,13 +103,14 @@ class LocalRunner:
     ``min_repeat_ms``), ``cooldown_interval`` seconds of sleep between measurements, a run
     longer than ``timeout`` seconds is RUN_TIMEOUT; ``enable_cpu_cache_flush`` flushes the
     arguments from the caches before each call. tunekit's extras: ``warmup`` (untimed calls)
-    and ``isolation`` ("process": a worker process, a crash is a failed trial; "in-process":
-    trusted kernels only)."""
+    and ``isolation`` ("worker", the default: a warm worker process, a crash is a failed trial
+    and a failed trial replaces the worker; "process": a child of the worker forked per trial;
+    "in-process": trusted kernels only)."""
 
     def __init__(self, timeout: float = 10, number: int = 4, repeat: int = 3,
                  min_repeat_ms: float = 0, cooldown_interval: float = 0.0,
                  enable_cpu_cache_flush: bool = False, warmup: int = 1,
-                 isolation: str = "process", **kwargs):
+                 isolation: str = "worker", **kwargs):
         unknown = set(kwargs) - {"n_parallel", "module_loader"}
         if unknown:
             raise TypeError(f"LocalRunner: unknown argument(s) {', '.join(sorted(unknown))}")

@@ -181,12 +181,16 @@ Status ArgumentBuffers::map_array(std::size_t i, Sharing sharing) {
   return Status::ok();
 }
 
-Status ArgumentBuffers::make_read_only() {
+Status ArgumentBuffers::make_read_only() { return protect(PROT_READ, "read-only"); }
+
+Status ArgumentBuffers::make_writable() { return protect(PROT_READ | PROT_WRITE, "writable"); }
+
+Status ArgumentBuffers::protect(int prot, const char* what) {
   for (std::size_t i = 0; i < arrays_.size(); ++i) {
     const Array& a = arrays_[i];
-    if (a.data == nullptr || ::mprotect(a.data, a.mapped, PROT_READ) == 0) continue;
+    if (a.data == nullptr || ::mprotect(a.data, a.mapped, prot) == 0) continue;
     return Status(StatusCode::kIoError,
-                  fmt::format("cannot make argument '{}' read-only: {}", problem_.arguments[i].name,
+                  fmt::format("cannot make argument '{}' {}: {}", problem_.arguments[i].name, what,
                               std::strerror(errno)));
   }
   return Status::ok();

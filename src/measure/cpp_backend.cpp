@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <ffi.h>
 #include <fmt/format.h>
+#include <link.h>
 
 #include <cstdint>
 #include <memory>
@@ -59,6 +60,7 @@ class CppBackend final : public KernelBackend {
           fmt::format("'{}' has no function '{}' (declare it extern \"C\")", artifact, entry));
     }
     function_ = symbol;
+    pin_dependencies(handle_);
     return Status::ok();
   }
 
@@ -107,6 +109,19 @@ class CppBackend final : public KernelBackend {
       return Status(StatusCode::kInternal, "libffi could not prepare the kernel's call");
     }
     return Status::ok();
+  }
+
+  /// Keeps the libraries `handle` brought in (libgomp, ...) loaded after it is closed: a
+  /// runtime unloaded under its own threads (an OpenMP pool spinning or sleeping in it) would
+  /// crash the process during a later configuration, or leave those threads behind; kept, its
+  /// thread pool stays warm for the next configuration.
+  static void pin_dependencies(void* handle) noexcept {
+    link_map* map = nullptr;
+    if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) return;
+    for (const link_map* dep = map->l_next; dep != nullptr; dep = dep->l_next) {
+      if (dep->l_name == nullptr || dep->l_name[0] == '\0') continue;
+      (void)::dlopen(dep->l_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);  // never closed
+    }
   }
 
   void unload() noexcept {

@@ -90,6 +90,8 @@ Expected<std::shared_ptr<IsolatedRunner>> IsolatedRunner::create(const KernelSou
   std::shared_ptr<IsolatedRunner> runner(new IsolatedRunner());
   runner->worker_path_ = worker_path;
   runner->timeout_s_ = options.timing.timeout_s;
+  runner->replace_after_failure_ =
+      options.isolation == Isolation::kWorker && source.language == KernelLanguage::kCpp;
   const SessionVerify verify = session_verify_of(options);
   runner->init_message_ = {
       {"op", "init"},
@@ -214,6 +216,7 @@ MeasureResult IsolatedRunner::exchange_trial(const nlohmann::json& message) {
     auto outcome = outcome_from_json(nlohmann::json::parse(line, nullptr, false));
     if (outcome) {
       if (outcome->captured) remember_reference(message);
+      if (replace_after_failure_ && !outcome->result.ok()) stop(/*kill_first=*/false);
       return std::move(outcome->result);
     }
   }

@@ -20,9 +20,11 @@ namespace tunekit::measure {
 /// warm workers (Isolation::kWorker, and OpenCL and CUDA always) run trials themselves and are
 /// killed past timeout_s. A worker that dies or
 /// stops answering is killed, and a new one is started for the next configuration (the
-/// reference is re-established from the artefact that gave it). The process spawned is the
-/// worker's keeper (src/measure/worker_keeper.hpp): the worker's parent is never the tuning
-/// process, and the processes kernels start end after their trial, or with the worker.
+/// reference is re-established from the artefact that gave it); so is a C/C++ warm worker
+/// (Isolation::kWorker) after any failed trial, whose kernel may have corrupted its memory. The
+/// process spawned is the worker's keeper (src/measure/worker_keeper.hpp): the worker's parent is
+/// never the tuning process, and the processes kernels start end after their trial, or with the
+/// worker.
 class IsolatedRunner final : public KernelRunnerBase {
  public:
   /// Spawns the worker `worker_path` and prepares it (and measures the reference artefact for
@@ -61,6 +63,7 @@ class IsolatedRunner final : public KernelRunnerBase {
   nlohmann::json init_message_;
   double timeout_s_ = 10.0;
   bool fork_per_trial_ = true;
+  bool replace_after_failure_ = false;  ///< C/C++ warm worker: a new one after a failed trial
   pid_t pid_ = -1;
   int last_status_ = 0;  ///< wait status of the last worker stop() reaped
   int fd_ = -1;

@@ -2,6 +2,7 @@
 // See src/measure/kernel_session.hpp.
 #include "measure/kernel_session.hpp"
 
+#include <cfenv>
 #include <utility>
 
 #include "measure/kernel_trial.hpp"
@@ -46,6 +47,10 @@ Expected<std::unique_ptr<KernelSession>> KernelSession::create(
     session->function_ = std::move(*function);
   }
   TUNEKIT_RETURN_IF_ERROR(session->backend_->prepare(session->pristine_));
+  TUNEKIT_RETURN_IF_ERROR(session->pristine_.make_read_only());
+  TUNEKIT_RETURN_IF_ERROR(session->reference_.make_read_only());
+  TUNEKIT_RETURN_IF_ERROR(session->scratch_.make_read_only());
+  std::fegetenv(&session->fp_environment_);
   return session;
 }
 
@@ -68,15 +73,21 @@ TrialOutcome KernelSession::reference_trial(const std::string& artifact, const s
 TrialOutcome KernelSession::run(const std::string& artifact, const std::string& entry,
                                 const nlohmann::json& params, bool restore,
                                 const KernelTiming& timing, bool capture) {
+  // Rounding mode, FTZ/DAZ and exception masks a configuration set (a -ffast-math shared
+  // object sets FTZ/DAZ when loaded) do not reach the next one, nor the tuning process.
+  std::fesetenv(&fp_environment_);
+  TrialOutcome out = run_restored(artifact, entry, params, restore, timing, capture);
+  std::fesetenv(&fp_environment_);
+  return out;
+}
+
+TrialOutcome KernelSession::run_restored(const std::string& artifact, const std::string& entry,
+                                         const nlohmann::json& params, bool restore,
+                                         const KernelTiming& timing, bool capture) {
   Status status = backend_->load(artifact, entry, params);
   if (!status.is_ok()) return failed(MeasureErrorNo::kRuntimeDevice, status);
   if (restore) {
     status = backend_->restore(pristine_, /*outputs_only=*/false);
-    if (!status.is_ok()) return failed(MeasureErrorNo::kRuntimeDevice, status);
-  } else if (!capture) {
-    // A forked trial child that only reads the reference, which it shares with the worker:
-    // a kernel writing out of bounds must fault on it rather than corrupt it for later trials.
-    status = reference_.make_read_only();
     if (!status.is_ok()) return failed(MeasureErrorNo::kRuntimeDevice, status);
   }
   TrialCheck check;

@@ -3,6 +3,7 @@
 // (in-process runner) or in the worker (isolated runner, trials in forked children).
 #pragma once
 
+#include <cfenv>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -44,6 +45,10 @@ class KernelSession {
  public:
   /// Allocates and fills the arguments and prepares `language`'s backend on them. The reference
   /// buffers are MAP_SHARED when `shared_reference` (trials in forked children write them).
+  /// The pristine arguments, the reference and the verification buffers stay read-only from
+  /// here on, except while a trial copies outputs into them (TrialCheck): a kernel writing to
+  /// them faults. The calling thread's floating-point environment is saved here and restored
+  /// before and after every trial.
   /// Errors: those of make_kernel_backend, ArgumentBuffers::allocate, KernelBackend::prepare and
   ///   VerifyFunction::load (a verification function that does not load).
   static Expected<std::unique_ptr<KernelSession>> create(
@@ -54,8 +59,7 @@ class KernelSession {
   bool fork_per_trial() const { return backend_->fork_per_trial(); }
 
   /// Loads `artifact`, restores the launch buffers to the pristine arguments when `restore`
-  /// (false only in a forked child, whose copy-on-write memory is pristine already; such a
-  /// child makes the reference read-only unless it captures it) and
+  /// (false only in a forked child, whose copy-on-write memory is pristine already) and
   /// measures it: verified against the reference, or captured as the reference when the rule
   /// is kFirstValid and none is held yet. A trial that captured must be confirmed with
   /// mark_reference() by the process holding the session.
@@ -76,6 +80,10 @@ class KernelSession {
   TrialOutcome run(const std::string& artifact, const std::string& entry,
                    const nlohmann::json& params, bool restore, const KernelTiming& timing,
                    bool capture);
+  /// run() once the floating-point environment is restored.
+  TrialOutcome run_restored(const std::string& artifact, const std::string& entry,
+                            const nlohmann::json& params, bool restore, const KernelTiming& timing,
+                            bool capture);
 
   std::unique_ptr<KernelBackend> backend_;
   KernelTiming timing_;
@@ -84,6 +92,7 @@ class KernelSession {
   ArgumentBuffers reference_;
   ArgumentBuffers scratch_;
   std::optional<VerifyFunction> function_;
+  std::fenv_t fp_environment_{};  ///< the calling thread's, when the session was created
   bool has_reference_ = false;
 };
 

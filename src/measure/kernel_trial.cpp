@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -23,22 +24,39 @@ MeasureResult failure(MeasureErrorNo code, std::string message) {
   return r;
 }
 
+/// Runs `write` on `host` made writable for it, then makes `host` read-only again: host
+/// buffers are read-only whenever the kernel runs, so that a stray write faults on them.
+Status unlocked(ArgumentBuffers& host, const std::function<Status()>& write) {
+  TUNEKIT_RETURN_IF_ERROR(host.make_writable());
+  Status status = write();
+  Status locked = host.make_read_only();
+  return status.is_ok() ? locked : status;
+}
+
+/// Reads the outputs into `check.scratch` and verifies them (reference or function).
+/// Errors: kWrongResult from the comparison; others from reading the outputs back.
+Status verify_outputs(KernelBackend& backend, const TrialCheck& check) {
+  TUNEKIT_RETURN_IF_ERROR(backend.read_outputs(*check.scratch));
+  return check.function != nullptr
+             ? check.function->check(*check.scratch, check.reference)
+             : check.scratch->compare_outputs(*check.reference, check.atol, check.rtol);
+}
+
 /// The first call on reset outputs, then the verification or capture of its outputs.
 MeasureResult check_call(KernelBackend& backend, const TrialCheck& check) {
   Status status = backend.launch();
   if (!status.is_ok()) return failure(MeasureErrorNo::kRuntimeDevice, status.message());
   if (check.capture != nullptr) {
-    status = backend.read_outputs(*check.capture);
+    status = unlocked(*check.capture, [&] { return backend.read_outputs(*check.capture); });
     if (!status.is_ok()) return failure(MeasureErrorNo::kRuntimeDevice, status.message());
   }
   const bool compares = check.reference != nullptr || check.function != nullptr;
   if (compares && check.scratch != nullptr) {
-    status = backend.read_outputs(*check.scratch);
+    status = unlocked(*check.scratch, [&] { return verify_outputs(backend, check); });
+    if (status.code() == StatusCode::kWrongResult) {
+      return failure(MeasureErrorNo::kWrongAnswer, status.message());
+    }
     if (!status.is_ok()) return failure(MeasureErrorNo::kRuntimeDevice, status.message());
-    status = check.function != nullptr
-                 ? check.function->check(*check.scratch, check.reference)
-                 : check.scratch->compare_outputs(*check.reference, check.atol, check.rtol);
-    if (!status.is_ok()) return failure(MeasureErrorNo::kWrongAnswer, status.message());
   }
   return {};
 }

@@ -11,6 +11,9 @@
 namespace tunekit::measure {
 
 /// What a trial does with the outputs of its first call (made on freshly reset outputs).
+/// The host buffers named here are read-only (ArgumentBuffers::make_read_only) whenever the
+/// kernel runs: the trial makes `capture` and `scratch` writable only while it copies outputs
+/// into them (and verifies), so a kernel writing to them faults instead of corrupting them.
 struct TrialCheck {
   /// Outputs are compared with this one's (null: no comparison).
   const ArgumentBuffers* reference = nullptr;

@@ -308,8 +308,8 @@ void register_tune_kernel_command(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "Seed of the strategy and of random fills")
       ->check(tunekit::cli::seed_number());
   cmd->add_option("--isolation", a->isolation,
-                  "process (a forked child per trial), worker (warm worker, replaced after a "
-                  "crash) or in-process")
+                  "worker (the default: a warm worker, replaced after a failed trial), process "
+                  "(a forked child per trial) or in-process")
       ->check(CLI::IsMember({"process", "worker", "in-process"}));
   cmd->add_option("--timeout", a->timeout_s, "Seconds a trial may run (timing.timeout)")
       ->check(tunekit::cli::positive_finite_number());

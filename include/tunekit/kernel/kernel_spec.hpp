@@ -41,7 +41,7 @@ struct KernelSpec {
   VerifyRule verify;
   KernelTiming timing;
   BuildOptions build;
-  Isolation isolation = Isolation::kProcess;
+  Isolation isolation = Isolation::kWorker;
   /// make_strategy name and settings (checked when the spec is parsed).
   std::string strategy = "auto";
   nlohmann::json strategy_settings = nlohmann::json::object();
@@ -74,7 +74,7 @@ Expected<KernelSpec> parse_kernel_spec(std::string_view text, const std::string&
 /// Errors: kIoError "cannot read kernel spec '<path>': <reason>"; parse_kernel_spec's.
 Expected<KernelSpec> load_kernel_spec(const std::string& path);
 
-/// Parses an isolation name: "process" or "in-process".
+/// Parses an isolation name: "worker", "process" or "in-process".
 /// Errors: kInvalidArgument listing the accepted names.
 Expected<Isolation> isolation_from_string(std::string_view text);
 

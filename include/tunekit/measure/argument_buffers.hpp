@@ -45,9 +45,12 @@ class ArgumentBuffers {
   void copy_from(const ArgumentBuffers& other, bool outputs_only = false);
 
   /// Makes every array read-only (PROT_READ): a write to it faults from now on, in this
-  /// process only (a forked trial child protects the reference it shares with the worker).
+  /// process only (protections are per process, also for kShared memory).
   /// Errors: kIoError when mprotect fails.
   Status make_read_only();
+  /// Makes every array writable again (PROT_READ | PROT_WRITE), in this process only.
+  /// Errors: kIoError when mprotect fails.
+  Status make_writable();
 
   /// Arguments, scalars included (their data() is null).
   std::size_t size() const noexcept { return arrays_.size(); }
@@ -76,6 +79,8 @@ class ArgumentBuffers {
   };
   /// Maps argument i's array between its guard pages.
   Status map_array(std::size_t i, Sharing sharing);
+  /// Sets the protection of every array to `prot` (PROT_* bits); `what` names it in errors.
+  Status protect(int prot, const char* what);
   void release() noexcept;
 
   KernelProblem problem_;

@@ -16,18 +16,20 @@ enum class Isolation : std::uint8_t {
   /// pristine arguments): crashes, hangs and exits are failed trials, and no trial can change
   /// the memory or process state later trials run in.
   kProcess,
-  /// A warm worker process that runs the trials itself and is replaced after one crashes,
-  /// hangs or exits (as OpenCL and CUDA trials always run): the tuning process is as safe as
-  /// with kProcess and a trial costs no fork or cold start (thread pools, page faults, the
-  /// kernel's first call), but a kernel that corrupts memory without crashing can affect the
-  /// trials after it in the same worker.
+  /// The default: a warm worker process that runs the trials itself (as OpenCL and CUDA trials
+  /// always run) and is replaced after one crashes, hangs or exits and, for C/C++, after any
+  /// failed trial. The tuning process is as safe as with kProcess and a trial costs no fork or
+  /// cold start (thread pools, page faults, the kernel's first call). The runner's copies of
+  /// the arguments and the reference are read-only while kernels run; what a kernel that
+  /// passes its check changes elsewhere in the worker (its heap, a library's state, the
+  /// environment) can still affect the trials after it in the same worker.
   kWorker,
   kInProcess,  ///< the calling process: cheapest, for trusted kernels only
 };
 
 /// Options of a kernel runner.
 struct RunnerOptions {
-  Isolation isolation = Isolation::kProcess;
+  Isolation isolation = Isolation::kWorker;
   KernelTiming timing;
   VerifyRule verify;
   /// Built artefact of the reference (VerifyRule kConfig: the configuration reference_params;

@@ -66,7 +66,7 @@ TEST_F(KernelSpecTest, MinimalSpecTakesTheDefaults) {
   EXPECT_EQ(spec->space->knob_count(), 1u);
   EXPECT_EQ(spec->space->range_length(), 3u);
   EXPECT_EQ(spec->verify.reference, VerifyRule::Reference::kFirstValid);
-  EXPECT_EQ(spec->isolation, Isolation::kProcess);
+  EXPECT_EQ(spec->isolation, Isolation::kWorker);
   EXPECT_EQ(spec->strategy, "auto");
   EXPECT_FALSE(spec->budget.trials);
   EXPECT_EQ(spec->log_path, dir_.file("k.log.json"));
