@@ -12,6 +12,8 @@ std::atomic<int> g_level{0};
 std::mutex g_mutex;
 FILE* g_sink = nullptr;  // nullptr means stderr
 bool g_owned = false;
+void (*g_clear)(void*) = nullptr;  // the terminal line's clearer (set_line_clearer)
+void* g_clear_context = nullptr;
 }  // namespace
 
 int level() noexcept { return g_level.load(std::memory_order_relaxed); }
@@ -41,9 +43,16 @@ Status set_sink(const std::string& sink) {
   return Status::ok();
 }
 
+void set_line_clearer(void (*clear)(void* context), void* context) noexcept {
+  std::lock_guard lock(g_mutex);
+  g_clear = clear;
+  g_clear_context = context;
+}
+
 static void emit(std::string_view prefix, std::string_view message) {
   std::lock_guard lock(g_mutex);
   FILE* f = g_sink ? g_sink : stderr;
+  if (g_clear != nullptr && !g_owned) g_clear(g_clear_context);
   std::fprintf(f, "tunekit%.*s: %.*s\n", static_cast<int>(prefix.size()), prefix.data(),
                static_cast<int>(message.size()), message.data());
   std::fflush(f);

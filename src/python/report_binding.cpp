@@ -41,6 +41,7 @@ std::tuple<std::size_t, std::size_t, std::size_t> write(const std::string& outpu
     }
     s.databases.push_back(user);
   }
+  check(report::check_output_is_not_an_input(s, output));
   nlohmann::json data;
   {
     nb::gil_scoped_release unlocked;

@@ -32,15 +32,32 @@ figure.chart { margin: 12px 0 0; background: #fff; border: 1px solid #e4e4e4; pa
 figcaption { font-weight: 600; font-size: 13px; margin-bottom: 4px; }
 .canvas { position: relative; height: 340px; }
 .canvas.tall { height: 440px; }
+.nodata { color: #888; font-style: italic; margin: 24px 8px; }
 )css";
 
-/// The data as a JSON script element's text: "</" written "<\/" so no string ends the element.
+/// The data as a JSON script element's text: every '<', '>' and '&' written as a \u escape, so
+/// no name ("</script>", "<!--<script>") can end the element or hide the page's scripts. Outside
+/// strings, JSON has none of the three.
 std::string embedded_json(const nlohmann::json& data) {
-  std::string text = data.dump();
-  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) {
-    text.replace(at, 2, "<\\/");
+  const std::string text = data.dump();
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '<':
+        out += "\\u003c";
+        break;
+      case '>':
+        out += "\\u003e";
+        break;
+      case '&':
+        out += "\\u0026";
+        break;
+      default:
+        out.push_back(c);
+    }
   }
-  return text;
+  return out;
 }
 
 std::string escape_html(const std::string& text) {

@@ -29,6 +29,10 @@
         }
       });
       c.canvas.dataset.marks = String(marks);
+      // The labels of the ticks on each axis, '|'-separated (e.g. data-x-ticks).
+      for (const [id, scale] of Object.entries(c.scales)) {
+        c.canvas.dataset[id + 'Ticks'] = scale.ticks.map((t) => t.label).join('|');
+      }
     },
   });
 
@@ -50,6 +54,8 @@
     if (a >= 0.01) return v.toFixed(digits === undefined ? 3 : digits);
     return v.toPrecision(3);
   }
+  // At most `n` characters; a cut text ends in an ellipsis.
+  function clip(text, n) { return text.length > n ? text.slice(0, n - 1) + '\u2026' : text; }
   function ratio(v) { return Number.isFinite(v) ? v.toFixed(2) + 'x' : '-'; }
   function geomean(xs) {
     const v = xs.filter((x) => Number.isFinite(x) && x > 0);
@@ -64,7 +70,17 @@
     t.append(body);
     return el('div', {class: 'scroll'}, t);
   }
+  // Whether any dataset of a chart's config has a finite value to draw.
+  function hasData(config) {
+    const finite = (v) => Number.isFinite(v !== null && typeof v === 'object' ? v.y : v);
+    return config.data.datasets.some((d) => d.data.some(finite));
+  }
   function chart(parent, title, config, tall) {
+    if (!hasData(config)) {
+      parent.append(el('figure', {class: 'chart empty'}, el('figcaption', {}, title),
+                       el('p', {class: 'nodata'}, 'No data to draw.')));
+      return;
+    }
     const canvas = el('canvas', {'aria-label': title, role: 'img'});
     const box = el('figure', {class: 'chart'}, el('figcaption', {}, title),
                    el('div', {class: tall ? 'canvas tall' : 'canvas'}, canvas));
@@ -141,8 +157,11 @@
     app.append(s);
   }
 
+  // Values on integer positions 0, 1, ... in the data's order (numbers sorted as numbers); the
+  // ticks sit on those positions and are labelled with the values.
   function twoKnobChart(grid, v) {
-    const xs = [...new Set(v.cells.map((c) => c[0]))], ys = [...new Set(v.cells.map((c) => c[1]))];
+    const xs = v.x_values, ys = v.y_values;
+    const onValues = (values) => (scale) => { scale.ticks = values.map((_, i) => ({value: i})); };
     const times = v.cells.map((c) => c[2]);
     const lo = Math.log(Math.min(...times)), hi = Math.log(Math.max(...times));
     const shade = (t) => { const f = hi > lo ? (Math.log(t) - lo) / (hi - lo) : 0;
@@ -156,9 +175,11 @@
                        v.x + '=' + xs[ctx.raw.x] + ', ' + v.y + '=' + ys[ctx.raw.y] + ': ' +
                        num(ctx.raw.ms) + ' ms'}}},
                      scales: {x: {title: {display: true, text: v.x}, min: -0.5, max: xs.length - 0.5,
-                                  ticks: {stepSize: 1, callback: (i) => xs[i] ?? ''}},
+                                  afterBuildTicks: onValues(xs),
+                                  ticks: {autoSkip: false, callback: (i) => xs[i] ?? ''}},
                               y: {title: {display: true, text: v.y}, min: -0.5, max: ys.length - 0.5,
-                                  ticks: {stepSize: 1, callback: (i) => ys[i] ?? ''}}}}});
+                                  afterBuildTicks: onValues(ys),
+                                  ticks: {autoSkip: false, callback: (i) => ys[i] ?? ''}}}}});
   }
 
   function searchSection(r) {
@@ -167,7 +188,7 @@
                 ' (' + r.format + ', ' + r.target + ')'));
     const best = r.best_by_trial.length ? r.best_by_trial[r.best_by_trial.length - 1][1] : NaN;
     s.append(el('p', {}, r.trials + ' trial(s), ' + r.failed + ' failed; best ' + num(best) +
-                ' ms; workload ' + r.workload.slice(0, 160)));
+                ' ms; workload ' + clip(r.workload, 160)));
     const grid = el('div', {class: 'grid'});
     s.append(grid);
     chart(grid, 'Best time so far against trials', {type: 'line', data: {datasets: [
@@ -201,7 +222,7 @@
       s.append(el('h3', {}, 'Failed configurations (' + r.failures.length + ')'));
       const shown = r.failures.slice(0, 25);
       s.append(table(['configuration', 'error', 'reason'],
-                     shown.map((f) => [f.config.slice(0, 140), f.error, f.reason || '-'])));
+                     shown.map((f) => [clip(f.config, 140), f.error, f.reason || '-'])));
       if (r.failures.length > shown.length) {
         s.append(el('p', {}, 'and ' + (r.failures.length - shown.length) + ' more'));
       }

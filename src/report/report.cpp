@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <vector>
 
 #include "report/report_internal.hpp"
 #include "tunekit/core/version.hpp"
@@ -98,19 +100,71 @@ Expected<json> collect_report(const ReportSources& sources) {
   return data;
 }
 
+Status check_output_is_not_an_input(const ReportSources& sources, const std::string& output) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path out(output);
+  const fs::path out_canonical = fs::weakly_canonical(out, ec);
+  const bool out_exists = fs::exists(out, ec);
+  const auto same = [&](const std::string& input) {
+    std::error_code e;
+    if (out_exists && fs::exists(input, e)) return fs::equivalent(out, input, e) && !e;
+    const fs::path in = fs::weakly_canonical(input, e);
+    return !e && !out_canonical.empty() && in == out_canonical;
+  };
+  std::vector<std::string> inputs;
+  for (const std::string& db : sources.databases) {
+    for (const char* suffix : {"", "-wal", "-shm"}) inputs.push_back(db + suffix);
+  }
+  inputs.insert(inputs.end(), sources.results_files.begin(), sources.results_files.end());
+  inputs.insert(inputs.end(), sources.logs.begin(), sources.logs.end());
+  for (const std::string& input : inputs) {
+    if (same(input)) {
+      return Status(StatusCode::kInvalidArgument,
+                    fmt::format("the report's output '{}' is its input '{}'; writing it would "
+                                "destroy that input (name another output)",
+                                output, input));
+    }
+  }
+  return Status::ok();
+}
+
+namespace {
+
+/// `text` written to `path` with stdio, every step checked: the error names `shown` and the
+/// reason (errno's text).
+Status write_file(const std::string& path, const std::string& text, const std::string& shown) {
+  const auto failed = [&](int error) {
+    return Status(StatusCode::kIoError,
+                  fmt::format("cannot write the report '{}': {}", shown, std::strerror(error)));
+  };
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return failed(errno);
+  int error = 0;
+  if (std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fflush(f) != 0) {
+    error = errno;
+  }
+  if (std::fclose(f) != 0 && error == 0) error = errno;
+  if (error != 0) return failed(error);
+  return Status::ok();
+}
+
+}  // namespace
+
 Status write_report(const json& data, const std::string& path) {
   auto page = render_report_html(data);
   if (!page) return page.status();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << *page;
-    if (!out.flush()) {
-      std::remove(tmp.c_str());
-      return Status(StatusCode::kIoError, fmt::format("cannot write the report '{}'", path));
-    }
-  }
   std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    // A device or FIFO is written in place (renaming over it would replace it with a file).
+    return write_file(path, *page, path);
+  }
+  const std::string tmp = path + ".tmp";
+  if (Status written = write_file(tmp, *page, path); !written.is_ok()) {
+    std::remove(tmp.c_str());
+    return written;
+  }
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
     std::remove(tmp.c_str());

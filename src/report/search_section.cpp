@@ -111,6 +111,38 @@ json histogram(const std::vector<TrialPoint>& trials) {
   return h;
 }
 
+/// A knob value (JSON text) as a person reads it: a string without its quotes, else as written.
+std::string shown_value(const std::string& text) {
+  const json v = json::parse(text, nullptr, false);
+  return v.is_string() ? v.get<std::string>() : text;
+}
+
+/// The distinct values of a knob (JSON texts) in axis order, as shown: by number when every one
+/// is a number ("16" < "112" < "128"), else by text.
+json axis_values(std::vector<std::string> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::vector<std::pair<double, std::string>> numbers;
+  for (const std::string& v : values) {
+    const json parsed = json::parse(v, nullptr, false);
+    if (!parsed.is_number()) break;
+    numbers.emplace_back(parsed.get<double>(), v);
+  }
+  json out = json::array();
+  if (numbers.size() == values.size()) {
+    std::stable_sort(numbers.begin(), numbers.end(),
+                     [](const auto& l, const auto& r) { return l.first < r.first; });
+    for (const auto& [number, text] : numbers) out.push_back(text);
+    return out;
+  }
+  std::vector<std::string> shown;
+  for (const std::string& v : values) shown.push_back(shown_value(v));
+  std::sort(shown.begin(), shown.end());
+  shown.erase(std::unique(shown.begin(), shown.end()), shown.end());
+  for (std::string& v : shown) out.push_back(std::move(v));
+  return out;
+}
+
 /// Knob importance, and the best time per pair of values of the two most important knobs.
 void add_knob_views(const std::vector<TrialPoint>& trials, json& s) {
   std::vector<std::string> names;
@@ -143,9 +175,20 @@ void add_knob_views(const std::vector<TrialPoint>& trials, json& s) {
     auto [it, added] = best.try_emplace({k.values[a], k.values[b]}, k.cost_s * 1e3);
     if (!added) it->second = std::min(it->second, k.cost_s * 1e3);
   }
+  std::vector<std::string> xs, ys;
+  for (const auto& [key, ms] : best) {
+    xs.push_back(key.first);
+    ys.push_back(key.second);
+  }
   json cells = json::array();
-  for (const auto& [key, ms] : best) cells.push_back({key.first, key.second, ms});
-  s["two_knobs"] = {{"x", names[a]}, {"y", names[b]}, {"cells", std::move(cells)}};
+  for (const auto& [key, ms] : best) {
+    cells.push_back({shown_value(key.first), shown_value(key.second), ms});
+  }
+  s["two_knobs"] = {{"x", names[a]},
+                    {"y", names[b]},
+                    {"x_values", axis_values(std::move(xs))},
+                    {"y_values", axis_values(std::move(ys))},
+                    {"cells", std::move(cells)}};
 }
 
 /// The problem of a tunable op's template search: its workload is [task, [op signature, params

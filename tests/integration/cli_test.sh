@@ -237,5 +237,31 @@ expect_early_fail simulate-seed-overflow 2 "--seed" "$TK" simulate --data "$CONV
 expect_ok simulate-largest-seed "$TK" simulate --data "$CONV" --seed 18446744073709551615 --runs 1 --budget 5 \
   --no-score --threads 1
 
+# report: the output may not be one of its inputs (nothing written), and write errors name the
+# reason.
+printf 'Validator,PT_VERSION,2.2.0\nGemmTunableOp_float_NN,nn_68_32_48_ld_68_48_68,<!--<script>,0.007\n' > only.csv
+cp only.csv only.bak; cp only.csv victim.db
+expect_fail report-over-results "is its input 'only.csv'" "$TK" report --results only.csv -o only.csv
+expect_fail report-over-results-other-spelling "is its input" "$TK" report --results only.csv -o "$work/./only.csv"
+ln -s only.csv link.csv
+expect_fail report-over-results-link "is its input" "$TK" report --results only.csv -o link.csv
+expect_fail report-over-db "is its input 'victim.db'" "$TK" report --db victim.db -o victim.db
+expect_fail report-over-log "is its input" "$TK" report --log only.csv -o only.csv
+expect_fail report-over-user-db "is its input" env TUNEKIT_DB="$work/victim.db" "$TK" report -o victim.db
+cmp -s only.csv only.bak && cmp -s victim.db only.bak && pass || fail "report: an input was overwritten"
+if "$TK" report --results only.csv -o only.html >out.txt 2>err.txt; then
+  grep -q '<!--' only.html && fail "report: '<!--' of a name left in the page" || pass
+  expect_fail report-missing-folder "cannot write the report '$work/none/r.html': No such file or directory" \
+    "$TK" report --results only.csv -o "$work/none/r.html"
+  expect_fail report-into-folder "Is a directory" "$TK" report --results only.csv -o "$work"
+  if [ -c /dev/full ]; then
+    expect_fail report-full-device "cannot write the report '/dev/full': No space left on device" \
+      "$TK" report --results only.csv -o /dev/full
+  fi
+else
+  grep -q "libjs-chart.js" err.txt && echo "report: Chart.js missing, write checks skipped" || \
+    { fail "report of a results file"; cat err.txt; }
+fi
+
 echo "cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -29,6 +29,15 @@ check "tune-file terminal: rewritten line" grep -q $'\r\033\[K\[#*\.*\] [012]/2'
 check "tune-file terminal: elapsed and left" grep -qE 'elapsed, (~[0-9.]+ s left|estimating)' tty.txt
 check "tune-file terminal: no plain lines" bash -c "! grep -qE '^\[[12]/2\] ' tty.txt"
 check "tune-file terminal: tuned" grep -q 'tuned' tty.txt
+# Log lines (here the tuning status of TUNEKIT_VERBOSE=2) clear the progress line first: none is
+# glued onto it ("...ld_96_33_96tunekit: ...").
+script -qec "TUNEKIT_VERBOSE=2 '$TK' tune-file p.csv --results verbose.csv ${BUDGET[*]}" /dev/null > tty.txt 2>&1
+check "tune-file terminal: log lines shown" grep -q 'tunekit: ' tty.txt
+check "tune-file terminal: no log line glued onto the progress line" python3 -c "
+import sys
+lines = open('tty.txt', encoding='utf-8', errors='replace').read().split('\n')
+glued = [l for l in lines if 'elapsed, ' in l.split('\r')[-1] and 'tunekit' in l.split('\r')[-1]]
+sys.exit(1 if glued else 0)"
 script -qec "'$TK' compare p.csv --results tty.csv --threads 1 --head-to-head 0 --sample-ms 0.2" /dev/null > tty.txt 2>&1
 check "compare terminal: rewritten line" grep -qE $'\r\033\\[K\\[[#.]+\\] [0-9]/2 .*elapsed' tty.txt
 script -qec "'$TK' simulate --data '$CONV' --strategy random grid --budget 10 --runs 2 --no-score --threads 1" /dev/null > tty.txt 2>&1

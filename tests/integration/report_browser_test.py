@@ -94,6 +94,8 @@ class Canvases(HTMLParser):
     def __init__(self):
         super().__init__()
         self.marks, self.charts = [], None
+        self.ticks = []  # (aria-label, x tick labels, y tick labels) of every canvas
+        self.h1, self.no_data = 0, 0
         self.sections = []  # {"class", "heading", "labels"} in page order
         self.in_heading = False
 
@@ -101,8 +103,14 @@ class Canvases(HTMLParser):
         a = dict(attrs)
         if tag == "canvas":
             self.marks.append((a.get("aria-label", ""), int(a.get("data-marks", "-1"))))
+            self.ticks.append((a.get("aria-label", ""), a.get("data-x-ticks", ""),
+                               a.get("data-y-ticks", "")))
             if self.sections:
                 self.sections[-1]["labels"].append(a.get("aria-label", ""))
+        if tag == "h1":
+            self.h1 += 1
+        if tag == "p" and a.get("class") == "nodata":
+            self.no_data += 1
         if tag == "body":
             self.charts = a.get("data-charts")
         if tag == "section":
@@ -134,6 +142,35 @@ def check_native_searches(canvases):
     for heading, labels in native:
         missing = [v for v in SEARCH_VIEWS if not any(lbl.startswith(v) for lbl in labels)]
         check(not missing, f"'{heading[:60]}' has every view (missing: {missing})")
+
+
+def check_two_knob_ticks(canvases):
+    """Each two-knob view labels its ticks with the knobs' values (none empty, no quotes)."""
+    views = [t for t in canvases.ticks if t[0].startswith("Best time per pair")]
+    check(views, "the page has two-knob views")
+    for label, xs, ys in views:
+        labels = xs.split("|") + ys.split("|")
+        check(all(labels) and not any('"' in x for x in labels),
+              f"'{label[:50]}' labels its ticks with values: x {xs[:60]!r}, y {ys[:60]!r}")
+
+
+def check_markup_in_names(tk, browser, work):
+    """A name with "<!--<script>" in a results file leaves the page whole: the heading and the
+    charts are drawn, and the speed-ups (no Default was timed) say there is no data."""
+    results = os.path.join(work, "markup.csv")
+    with open(results, "w") as f:
+        f.write("Validator,PT_VERSION,2.2.0\n"
+                "GemmTunableOp_float_NN,nn_68_32_48_ld_68_48_68,<!--<script>,0.007\n")
+    page = os.path.join(work, "markup.html")
+    run(tk, "report", "--results", results, "-o", page)
+    dom, console, _ = browse(browser, page, work, "--dump-dom")
+    canvases = Canvases()
+    canvases.feed(dom)
+    check(not console, "markup page: no console message: " + "; ".join(console[:3]))
+    check(canvases.h1 == 1, "markup page: the heading is drawn")
+    check(canvases.marks and canvases.charts == str(len(canvases.marks)),
+          f"markup page: its charts are drawn ({canvases.charts} of {len(canvases.marks)})")
+    check(canvases.no_data >= 1, "markup page: the empty speed-up chart says there is no data")
 
 
 def make_database(tk, source, work):
@@ -187,9 +224,12 @@ def main():
     for label, marks in canvases.marks:
         check(marks > 0, f"chart '{label}' has {marks} marks")
     check_native_searches(canvases)
+    check_two_knob_ticks(canvases)
     per_problem = [m for label, m in canvases.marks if label.startswith("Every candidate")]
     check(per_problem and sum(per_problem) >= len(PROBLEMS) * 2,
           f"candidates' times chart: marks {per_problem} for {len(PROBLEMS)} tuned problems")
+
+    check_markup_in_names(tk, browser, work)
 
     shot = os.path.join(work, "shot.png")
     browse(browser, page, work, "--screenshot=" + shot, "--window-size=1280,1400")

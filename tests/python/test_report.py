@@ -88,3 +88,12 @@ def test_report_of_a_results_file(tmp_path):
 def test_report_of_a_missing_database(tmp_path):
     with pytest.raises(tunekit.TunekitError):
         tunekit.report(tmp_path / "r.html", db=tmp_path / "missing.db")
+
+
+def test_report_refuses_to_overwrite_its_input(tmp_path):
+    results = tmp_path / "only.csv"
+    line = "GemmTunableOp_float_NN,nn_68_32_48_ld_68_48_68,Default,0.007\n"
+    results.write_text(line)
+    with pytest.raises(tunekit.InvalidArgumentError, match="is its input"):
+        tunekit.report(results, results=results)
+    assert results.read_text() == line

@@ -27,6 +27,8 @@ void run_report(ReportArgs args) {
     }
     s.databases.push_back(user);
   }
+  const Status distinct = report::check_output_is_not_an_input(s, args.output);
+  if (!distinct.is_ok()) throw CommandFailure{kExitFailure, distinct.message()};
   auto data = report::collect_report(s);
   if (!data) throw CommandFailure{kExitFailure, data.status().message()};
   const Status written = report::write_report(*data, args.output);

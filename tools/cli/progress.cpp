@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "tunekit/core/clock.hpp"
+#include "tunekit/core/log.hpp"
 
 namespace tunekit::cli {
 
@@ -29,9 +30,21 @@ Progress::Progress(std::size_t total, ProgressMode mode, std::FILE* out)
     : total_(total),
       mode_(total == 0 ? ProgressMode::kOff : mode),
       out_(out != nullptr ? out : (mode_ == ProgressMode::kTerminal ? stderr : stdout)),
-      start_ns_(now_ns()) {}
+      start_ns_(now_ns()) {
+  if (mode_ == ProgressMode::kTerminal) log::set_line_clearer(&Progress::clear_for_log, this);
+}
 
-Progress::~Progress() { done(); }
+Progress::~Progress() {
+  if (mode_ == ProgressMode::kTerminal) log::set_line_clearer(nullptr, nullptr);
+  done();
+}
+
+void Progress::clear_for_log(void* self) {
+  auto* p = static_cast<Progress*>(self);
+  if (!p->line_open_.exchange(false)) return;
+  std::fprintf(p->out_, "\r\033[K");
+  std::fflush(p->out_);
+}
 
 double Progress::elapsed_s() const { return elapsed_ms(start_ns_, now_ns()) / 1000.0; }
 
@@ -68,10 +81,9 @@ void Progress::draw(std::size_t done_units, const std::string& label) {
 }
 
 void Progress::done() {
-  if (!line_open_) return;
+  if (!line_open_.exchange(false)) return;
   std::fprintf(out_, "\r\033[K");
   std::fflush(out_);
-  line_open_ = false;
 }
 
 }  // namespace tunekit::cli

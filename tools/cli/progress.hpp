@@ -2,6 +2,7 @@
 // rewritten in place on a terminal, or one plain line per finished unit in logs and pipes.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -25,7 +26,9 @@ ProgressMode detect_progress_mode();
 /// when a unit begins and when it finishes; cleared by done()).
 /// Plain: `[5/16] <label>: <outcome> (elapsed 12.3 s)` once per finished unit, on stdout (so
 /// `| tee log` keeps them, before the command's table).
-/// `out` (null: stderr on a terminal, stdout in plain mode) receives either.
+/// `out` (null: stderr on a terminal, stdout in plain mode) receives either. On a terminal,
+/// a tunekit log line (a warning) clears the progress line first (log::set_line_clearer), so
+/// the two are never glued together; the next update draws the line again.
 /// Units: the estimate of the time left is elapsed / finished units x units left.
 class Progress {
  public:
@@ -46,6 +49,8 @@ class Progress {
 
  private:
   void draw(std::size_t done_units, const std::string& label);
+  /// The log's line clearer: clears the line of the Progress `self` when it is shown.
+  static void clear_for_log(void* self);
   double elapsed_s() const;
 
   std::size_t total_ = 0;
@@ -53,7 +58,7 @@ class Progress {
   ProgressMode mode_ = ProgressMode::kOff;
   std::FILE* out_ = nullptr;
   std::int64_t start_ns_ = 0;
-  bool line_open_ = false;
+  std::atomic<bool> line_open_{false};
 };
 
 /// "12.3 s", "4 min 05 s", "1 h 02 min": a duration for people.

@@ -24,6 +24,11 @@ void write(int at_level, std::string_view message);
 /// Writes a warning (always shown unless level is forced to -1 internally) to stderr-or-sink.
 void warn(std::string_view message);
 
+/// Registers the line a terminal shows (a progress line) that log lines must not be glued to:
+/// `clear(context)` runs, under the log's lock, before each line written to stderr or stdout
+/// (not to a log file); it clears the line. `clear` nullptr: none. `clear` must not log.
+void set_line_clearer(void (*clear)(void* context), void* context) noexcept;
+
 template <class... Args>
 void info(int at_level, fmt::format_string<Args...> f, Args&&... args) {
   if (at_level <= level()) write(at_level, fmt::format(f, std::forward<Args>(args)...));

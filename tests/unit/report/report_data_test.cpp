@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -166,6 +167,52 @@ TEST_F(ReportData, AStoredNativeSearchHasEveryView) {
   EXPECT_EQ(search["failures"][0]["reason"], "max |C - C_ref| 0.5 above the tolerance");
 }
 
+// The two-knob view's axes: numbers in numeric order (16 before 112), strings without quotes.
+TEST_F(ReportData, TheTwoKnobViewOrdersNumbersAndUnquotesStrings) {
+  auto space = std::make_shared<ConfigSpace>();
+  ASSERT_TRUE(space->define_knob("mr", {json(128), json(16), json(112)}));
+  ASSERT_TRUE(space->define_knob("tile", {json("8x4"), json("32x12")}));
+  auto task = std::make_shared<Task>();
+  task->name = "native_f32";
+  task->args = json::array({"GemmTunableOp_float_NN", "nn_64_32_48_ld_64_48_64"});
+  task->target = "llvm -mcpu=test";
+  task->space = space;
+  std::vector<MeasureInput> inputs;
+  std::vector<MeasureResult> results;
+  for (std::uint64_t i = 0; i < 6; ++i) {
+    inputs.push_back(MeasureInput{task, space->config_at(i)});
+    MeasureResult r;
+    r.costs_s = {1e-3 * static_cast<double>(1 + i % 3) * static_cast<double>(1 + 3 * (i / 3))};
+    r.timestamp_s = 1000.0 + static_cast<double>(i);
+    results.push_back(r);
+  }
+  ASSERT_TRUE(add_measured_trials(*db_, env_, inputs, results, DbProvenance{"host", "tuned", ""}));
+  json data = {{"environments", json::array()},
+               {"ops", json::array()},
+               {"searches", json::array()},
+               {"comparisons", json::array()}};
+  ASSERT_TRUE(collect_database(*db_, "test.db", data).is_ok());
+  ASSERT_EQ(data["searches"].size(), 1u);
+  const json& view = data["searches"][0]["two_knobs"];
+  ASSERT_TRUE(view.is_object()) << data["searches"][0].dump();
+  const bool mr_on_x = view["x"] == "mr";
+  const json& mr = mr_on_x ? view["x_values"] : view["y_values"];
+  const json& tile = mr_on_x ? view["y_values"] : view["x_values"];
+  EXPECT_EQ(mr, json::array({"16", "112", "128"}));
+  EXPECT_EQ(tile, json::array({"32x12", "8x4"}));
+  ASSERT_EQ(view["cells"].size(), 6u);
+  for (const json& cell : view["cells"]) {
+    const json& x = cell[0];
+    const json& y = cell[1];
+    EXPECT_TRUE(std::find(view["x_values"].begin(), view["x_values"].end(), x) !=
+                view["x_values"].end())
+        << cell.dump();
+    EXPECT_TRUE(std::find(view["y_values"].begin(), view["y_values"].end(), y) !=
+                view["y_values"].end())
+        << cell.dump();
+  }
+}
+
 TEST_F(ReportData, ThePageInlinesEverythingAndRequestsNothing) {
   if (!chart_library_source()) GTEST_SKIP() << "Chart.js is not installed (libjs-chart.js)";
   json data = {{"title", "t </script> <b>"},
@@ -182,7 +229,83 @@ TEST_F(ReportData, ThePageInlinesEverythingAndRequestsNothing) {
   EXPECT_EQ(page->find("<script src"), std::string::npos);
   EXPECT_NE(page->find("<title>t &lt;/script&gt; &lt;b&gt;</title>"), std::string::npos);
   // The data's "</script>" cannot end its element early.
-  EXPECT_NE(page->find("[\"<\\/script>\"]"), std::string::npos);
+  EXPECT_NE(page->find("[\"\\u003c/script\\u003e\"]"), std::string::npos);
+}
+
+// "<!--<script>" in a name would make the HTML parser swallow the page's scripts (a blank page):
+// the data element holds no '<', '>' or '&' at all, and reads back as the same data.
+TEST(ReportPage, NamesWithMarkupStayInsideTheDataElement) {
+  if (!chart_library_source()) GTEST_SKIP() << "Chart.js is not installed (libjs-chart.js)";
+  const json data = {{"title", "t"},
+                     {"generated", "now"},
+                     {"tunekit_version", "x"},
+                     {"environments", json::array()},
+                     {"ops", json::array({{{"op", "GemmTunableOp_float_NN"},
+                                           {"problems", json::array({{{"winner", "<!--<script>"},
+                                                                      {"params", "a&b > c"}}})}}})},
+                     {"searches", json::array()},
+                     {"comparisons", json::array({"</script><!--", "<script>"})}};
+  auto page = render_report_html(data);
+  ASSERT_TRUE(page) << page.status().message();
+  const std::string open = "<script type=\"application/json\" id=\"tunekit-data\">";
+  const std::size_t begin = page->find(open);
+  ASSERT_NE(begin, std::string::npos);
+  const std::size_t first = begin + open.size();
+  const std::size_t end = page->find("</script>", first);
+  ASSERT_NE(end, std::string::npos);
+  const std::string text = page->substr(first, end - first);
+  EXPECT_EQ(text.find_first_of("<>&"), std::string::npos) << text;
+  EXPECT_EQ(json::parse(text), data);
+  // Chart.js and the page's script follow, untouched.
+  EXPECT_EQ(page->find("<!--"), std::string::npos);
+  EXPECT_NE(page->find("document.getElementById('tunekit-data')", end), std::string::npos);
+}
+
+// Write errors carry their reason, for files, folders and devices alike.
+TEST(ReportPage, WriteErrorsNameTheReason) {
+  if (!chart_library_source()) GTEST_SKIP() << "Chart.js is not installed (libjs-chart.js)";
+  const json data = {{"title", "t"},
+                     {"generated", "now"},
+                     {"tunekit_version", "x"},
+                     {"environments", json::array()},
+                     {"ops", json::array()},
+                     {"searches", json::array()},
+                     {"comparisons", json::array()}};
+  const Status missing = write_report(data, "/nonexistent/dir/r.html");
+  EXPECT_EQ(missing.code(), StatusCode::kIoError);
+  EXPECT_EQ(missing.message(),
+            "cannot write the report '/nonexistent/dir/r.html': No such file or directory");
+  const std::string folder = std::filesystem::temp_directory_path().string();
+  EXPECT_NE(write_report(data, folder).message().find("Is a directory"), std::string::npos);
+  std::error_code ec;
+  if (std::filesystem::is_character_file("/dev/full", ec)) {
+    EXPECT_EQ(write_report(data, "/dev/full").message(),
+              "cannot write the report '/dev/full': No space left on device");
+    EXPECT_TRUE(std::filesystem::is_character_file("/dev/full", ec));
+  }
+}
+
+// The output may not be any input: same path, another spelling, a link, a database's WAL.
+TEST(ReportPage, TheOutputIsNoInput) {
+  const auto folder =
+      std::filesystem::temp_directory_path() / ("tunekit_report_io_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  const std::string input = (folder / "in.csv").string();
+  std::FILE* f = std::fopen(input.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  std::filesystem::create_symlink(input, folder / "link.csv");
+  ReportSources s;
+  s.results_files = {input};
+  s.databases = {(folder / "t.db").string()};
+  for (const std::string& out : {input, (folder / "." / "in.csv").string(),
+                                 (folder / "link.csv").string(), (folder / "t.db-wal").string()}) {
+    const Status st = check_output_is_not_an_input(s, out);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << out;
+    EXPECT_NE(st.message().find("is its input"), std::string::npos) << st.message();
+  }
+  EXPECT_TRUE(check_output_is_not_an_input(s, (folder / "r.html").string()).is_ok());
+  std::filesystem::remove_all(folder);
 }
 
 TEST(ChartLibrary, AMissingFileNamesThePackage) {
