@@ -7,6 +7,7 @@
 
 #include "fake_op.hpp"
 #include "tunekit/tunable/tunable_op.hpp"
+#include "virtual_time_fixture.hpp"
 
 namespace tunekit {
 namespace {
@@ -16,22 +17,8 @@ using testing::AddProblem;
 using testing::CandidateSet;
 using testing::result_lines_of;
 
-class ConfirmationTest : public ::testing::Test {
+class ConfirmationTest : public testing::VirtualTimeTest {
  protected:
-  void SetUp() override {
-    testing::clear_tunekit_env();
-    ctx_ = std::make_unique<TuningContext>();
-    ctx_->set_filename(dir_.file("results0.csv"));
-    ctx_->set_rotating_buffer_size(0);
-    ctx_->set_max_tuning_duration_ms(2);
-    ctx_->set_max_tuning_iterations(10);
-    testing::g_virtual_time = true;
-    ctx_->hooks().set_clock(&testing::virtual_now_ns);
-  }
-  void TearDown() override {
-    testing::g_virtual_time = false;
-    testing::clear_tunekit_env();
-  }
   // Calls the op `n` times on `problem`, checking every result.
   static void call(TunableOp<AddParams>& op, AddProblem& problem, int n) {
     for (int i = 0; i < n; ++i) {
@@ -40,9 +27,6 @@ class ConfirmationTest : public ::testing::Test {
       ASSERT_TRUE(problem.correct());
     }
   }
-
-  testing::TempDir dir_;
-  std::unique_ptr<TuningContext> ctx_;
 };
 
 TEST_F(ConfirmationTest, AWinnerSlowerInPlaceLosesToDefaultAndTheFileKeepsIt) {
@@ -148,6 +132,22 @@ TEST_F(ConfirmationTest, ADefaultFailingInPlaceKeepsTheWinnerAndTheCallSucceeds)
   call(op, problem, 1);
   def->set_fail_after(def->calls());
   call(op, problem, 6);
+  ASSERT_EQ(op.confirmations().size(), 1u);
+  EXPECT_TRUE(op.confirmations()[0].kept);
+  EXPECT_EQ(op.cached_solution(problem.params()), "fast");
+}
+
+TEST_F(ConfirmationTest, TurningItOffEndsAConfirmationUnderWayKeepingTheWinner) {
+  ctx_->set_confirm_calls(8);
+  CandidateSet set;
+  set.add("Default", "fake", 300);
+  set.add("fast", "fake", 60);
+  TunableOp<AddParams> op(std::move(set.list), *ctx_);
+  AddProblem problem(64);
+  call(op, problem, 1 + 3);
+  EXPECT_TRUE(op.confirmations().empty());
+  ctx_->set_confirm_calls(0);
+  call(op, problem, 1);
   ASSERT_EQ(op.confirmations().size(), 1u);
   EXPECT_TRUE(op.confirmations()[0].kept);
   EXPECT_EQ(op.cached_solution(problem.params()), "fast");

@@ -15,6 +15,7 @@
 #include "tunekit/records/tuning_db.hpp"
 #include "tunekit/tunable/template_search.hpp"
 #include "tunekit/tunable/tunable_op.hpp"
+#include "virtual_time_fixture.hpp"
 
 namespace tunekit {
 namespace {
@@ -114,24 +115,8 @@ class FakeTemplate final : public FakeCandidate, public SearchedTemplate<AddPara
   std::map<int, int> built_;  // instances made per speed
 };
 
-class TemplateCandidateTest : public ::testing::Test {
+class TemplateCandidateTest : public testing::VirtualTimeTest {
  protected:
-  void SetUp() override {
-    testing::clear_tunekit_env();
-    ctx_ = std::make_unique<TuningContext>();
-    ctx_->set_filename(dir_.file("results0.csv"));
-    ctx_->set_rotating_buffer_size(0);
-    ctx_->set_max_tuning_duration_ms(2);
-    ctx_->set_max_tuning_iterations(10);
-    testing::g_virtual_time = true;
-    ctx_->hooks().set_clock(&testing::virtual_now_ns);
-  }
-  void TearDown() override {
-    testing::g_virtual_time = false;
-    testing::clear_tunekit_env();
-    (void)log::set_sink("err");
-    log::set_level(0);
-  }
   // Default (200 us) and the fake template.
   CandidateList<AddParams> candidates(FakeTemplate*& tmpl, std::set<int> wrong = {}) {
     CandidateList<AddParams> list;
@@ -150,9 +135,6 @@ class TemplateCandidateTest : public ::testing::Test {
     out.max_search_trials = trials;
     return out;
   }
-
-  testing::TempDir dir_;
-  std::unique_ptr<TuningContext> ctx_;
 };
 
 TEST_F(TemplateCandidateTest, FindFastestSearchesTheSpaceAndReportsTheConfiguration) {
