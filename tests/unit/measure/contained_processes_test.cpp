@@ -22,13 +22,6 @@ namespace {
 
 using testing::batch_of;
 
-std::shared_ptr<Runner> runner_with(Isolation isolation) {
-  auto runner = make_kernel_runner(testing::vadd_source(), testing::vadd_problem(),
-                                   testing::test_options(isolation));
-  EXPECT_TRUE(runner.has_value()) << runner.status().to_string();
-  return runner.has_value() ? *runner : nullptr;
-}
-
 /// True when process `pid` is gone or a zombie.
 bool ended(long pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -73,7 +66,7 @@ class ContainedProcesses : public ::testing::TestWithParam<Isolation> {};
 
 TEST_P(ContainedProcesses, AProcessThatLeftTheSessionEndsWithItsTrial) {
   SleeperFile sleeper;
-  auto runner = runner_with(GetParam());
+  auto runner = testing::vadd_runner(GetParam());
   ASSERT_TRUE(runner);
   auto batch = batch_of({"escapes_session"});
   const MeasureResult r = runner->run(batch.inputs, batch.builds)[0];
@@ -87,7 +80,7 @@ TEST_P(ContainedProcesses, AProcessThatLeftTheSessionEndsWithItsTrial) {
 TEST_P(ContainedProcesses, AProcessThatLeftTheSessionEndsWithTheRunner) {
   SleeperFile sleeper;
   {
-    auto runner = runner_with(GetParam());
+    auto runner = testing::vadd_runner(GetParam());
     ASSERT_TRUE(runner);
     auto batch = batch_of({"escapes_session"});
     EXPECT_TRUE(runner->run(batch.inputs, batch.builds)[0].ok());
@@ -99,7 +92,7 @@ TEST_P(ContainedProcesses, AProcessThatLeftTheSessionEndsWithTheRunner) {
 
 TEST_P(ContainedProcesses, AnExitAfterAProcessWasLeftBehindIsAnExit) {
   SleeperFile sleeper;
-  auto runner = runner_with(GetParam());
+  auto runner = testing::vadd_runner(GetParam());
   ASSERT_TRUE(runner);
   auto batch = batch_of({"vadd", "leaves_sleeper", "exit3", "vadd_reversed"});
   auto results = runner->run(batch.inputs, batch.builds);
@@ -141,7 +134,7 @@ std::string outcome_in_child(const std::function<bool()>& body) {
 
 TEST(WarmWorkerKeeper, AKernelThatStopsItsParentDoesNotStopTheTuningProcess) {
   const std::string outcome = outcome_in_child([] {
-    auto runner = runner_with(Isolation::kWorker);
+    auto runner = testing::vadd_runner(Isolation::kWorker);
     if (!runner) return false;
     auto batch = batch_of({"vadd", "stops_parent", "vadd_reversed"});
     auto results = runner->run(batch.inputs, batch.builds);
@@ -155,7 +148,7 @@ TEST(WarmWorkerKeeper, AKernelThatStopsItsParentDoesNotStopTheTuningProcess) {
 
 TEST(WarmWorkerKeeper, TheWarmWorkersParentIsNotTheRunner) {
   ::setenv("TUNEKIT_TEST_RUNNER_PID", std::to_string(::getpid()).c_str(), 1);
-  auto runner = runner_with(Isolation::kWorker);
+  auto runner = testing::vadd_runner(Isolation::kWorker);
   ASSERT_TRUE(runner);
   auto batch = batch_of({"vadd", "parent_is_runner"});
   auto results = runner->run(batch.inputs, batch.builds);

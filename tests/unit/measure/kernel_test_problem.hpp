@@ -2,9 +2,14 @@
 // (kernel(int n, float* a, float* b, float* c)), paths of the test kernels and inputs for them.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <sys/types.h>
+
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "measure/isolated_runner.hpp"
 #include "tunekit/measure/kernel_problem.hpp"
 #include "tunekit/measure/kernel_runner.hpp"
 #include "tunekit/measure/measure_types.hpp"
@@ -50,6 +55,20 @@ inline RunnerOptions test_options(Isolation isolation) {
   o.timing.timeout_s = 1.0;
   o.worker_path = TUNEKIT_TEST_KERNEL_WORKER;
   return o;
+}
+
+/// A runner of vadd_source() on vadd_problem() with test_options(isolation); nullptr (and a
+/// failed expectation naming the status) when it cannot be made.
+inline std::shared_ptr<Runner> vadd_runner(Isolation isolation) {
+  auto runner = make_kernel_runner(vadd_source(), vadd_problem(), test_options(isolation));
+  EXPECT_TRUE(runner.has_value()) << runner.status().to_string();
+  return runner.has_value() ? *runner : nullptr;
+}
+
+/// The pid of the warm worker of an isolated runner; -1 for an in-process runner.
+inline pid_t worker_pid_of(const std::shared_ptr<Runner>& runner) {
+  auto* isolated = dynamic_cast<measure::IsolatedRunner*>(runner.get());
+  return isolated != nullptr ? isolated->worker_pid() : -1;
 }
 
 /// test_options verified by check_sum.c's `check` (c = a + b exactly) instead of a reference.

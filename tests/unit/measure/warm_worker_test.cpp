@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "kernel_test_problem.hpp"
-#include "measure/isolated_runner.hpp"
 #include "tunekit/measure/kernel_runner.hpp"
 
 namespace tunekit {
@@ -23,25 +22,17 @@ std::shared_ptr<Runner> runner_with(Isolation isolation) {
   // grandparent_is_runner.c is right only when its process is a child of a child of this one:
   // a warm worker, below the keeper the runner spawned.
   ::setenv("TUNEKIT_TEST_RUNNER_PID", std::to_string(::getpid()).c_str(), 1);
-  auto runner = make_kernel_runner(testing::vadd_source(), testing::vadd_problem(),
-                                   testing::test_options(isolation));
-  EXPECT_TRUE(runner.has_value()) << runner.status().to_string();
-  return runner.has_value() ? *runner : nullptr;
-}
-
-pid_t worker_of(const std::shared_ptr<Runner>& runner) {
-  auto* isolated = dynamic_cast<measure::IsolatedRunner*>(runner.get());
-  return isolated != nullptr ? isolated->worker_pid() : -1;
+  return testing::vadd_runner(isolation);
 }
 
 TEST(WarmWorker, TrialsRunInTheWorkerItself) {
   auto runner = runner_with(Isolation::kWorker);
   ASSERT_TRUE(runner);
-  const pid_t worker = worker_of(runner);
+  const pid_t worker = testing::worker_pid_of(runner);
   auto batch = batch_of({"vadd", "grandparent_is_runner", "vadd_reversed"});
   auto results = runner->run(batch.inputs, batch.builds);
   for (const MeasureResult& r : results) EXPECT_TRUE(r.ok()) << r.error_msg;
-  EXPECT_EQ(worker_of(runner), worker);
+  EXPECT_EQ(testing::worker_pid_of(runner), worker);
 }
 
 TEST(WarmWorker, ProcessIsolationRunsTrialsInForkedChildren) {
@@ -57,13 +48,13 @@ TEST(WarmWorker, ProcessIsolationRunsTrialsInForkedChildren) {
 MeasureResult warm_between_good_ones(const std::string& bad) {
   auto runner = runner_with(Isolation::kWorker);
   if (!runner) return {};
-  const pid_t first = worker_of(runner);
+  const pid_t first = testing::worker_pid_of(runner);
   auto batch = batch_of({"vadd", bad, "vadd_reversed"});
   auto results = runner->run(batch.inputs, batch.builds);
   EXPECT_TRUE(results[0].ok()) << results[0].error_msg;
   EXPECT_TRUE(results[2].ok()) << results[2].error_msg;
-  EXPECT_NE(worker_of(runner), first);
-  EXPECT_GT(worker_of(runner), 0);
+  EXPECT_NE(testing::worker_pid_of(runner), first);
+  EXPECT_GT(testing::worker_pid_of(runner), 0);
   // The replacement worker re-ran vadd for the reference: wrong is still caught.
   auto wrong = batch_of({"wrong"});
   const MeasureResult caught = runner->run(wrong.inputs, wrong.builds)[0];
