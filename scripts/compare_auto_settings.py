@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Two settings of tunekit's `auto` on the same runs: fraction of optimum per budget (mean, and the
 paired difference of the runs of the same seed, with standard errors), the methodology score with
-the budget in evaluations (95% bootstrap intervals) and the runs that stalled: below the optimum at
+the budget in evaluations (95% bootstrap intervals; the difference's interval resamples the
+seeds, so both settings' runs of a seed stay together) and the runs that stalled: below the optimum at
 the last budget without any improvement since the budget before it.
 
 Usage (see docs/search.md, "Held-out evaluation"):
@@ -41,8 +42,8 @@ def main():
     print(f"auto `{args.before}` (before) against `{args.after}` (after), {args.runs} runs, seeds "
           f"{args.seed}-{args.seed + args.runs - 1}; mean +- standard error, the difference paired by seed\n")
     print("| file | " + " | ".join(f"FoO@{b} before / after / difference" for b in budgets) +
-          " | score before [95% CI] | score after [95% CI] | stalled runs before / after |\n|---|" +
-          "---|" * (len(budgets) + 3))
+          " | score before [95% CI] | score after [95% CI] | score difference [95% CI]"
+          " | stalled runs before / after |\n|---|" + "---|" * (len(budgets) + 4))
     for path in args.data:
         rows = {}
         for name, settings in (("before", args.before), ("after", args.after)):
@@ -56,12 +57,16 @@ def main():
         for b in budgets:
             x, y = rows["before"]["fraction_of_optimum_per_run"][b], rows["after"]["fraction_of_optimum_per_run"][b]
             (mx, sx), (my, sy), (md, sd) = mean_se(x), mean_se(y), mean_se([q - p for p, q in zip(x, y)])
-            cells.append(f"{mx:.4f} +- {sx:.4f} / {my:.4f} +- {sy:.4f} / {md:+.4f} +- {sd:.4f}")
+            cells.append(f"{mx:.5f} +- {sx:.5f} / {my:.5f} +- {sy:.5f} / {md:+.5f} +- {sd:.5f}")
+        scored = {}
         for name in ("before", "after"):
             traces = [[math.nan if v is None else v for v in t] for t in rows[name]["objective_ms_per_run"]]
-            sc = methodology.Scored(space, traces)
+            sc = scored[name] = methodology.Scored(space, traces)
             lo, hi = sc.interval()
             cells.append(f"{sc.score:.3f} [{lo:.3f}, {hi:.3f}]")
+        # The same bootstrap weights resample both (same seed, same number of runs): paired.
+        lo, hi = methodology.interval(scored["after"].samples - scored["before"].samples)
+        cells.append(f"{scored['after'].score - scored['before'].score:+.3f} [{lo:+.3f}, {hi:+.3f}]")
         def stalled(row):
             a, b = row["fraction_of_optimum_per_run"][budgets[-2]], row["fraction_of_optimum_per_run"][budgets[-1]]
             return sum(1 for p, q in zip(a, b) if q == p and q < 1.0)

@@ -104,6 +104,10 @@ const std::vector<std::pair<std::string_view, Setter>>& auto_setters() {
       {"stall_pool",
        [](AutoSettings& a, const J& v) { a.stall_pool = integer_in(v, 1, kMaxPool); }},
       {"stall_burst", [](AutoSettings& a, const J& v) { a.stall_burst = integer_in(v, 0); }},
+      {"stall_mode",
+       [](AutoSettings& a, const J& v) {
+         a.stall_mode = setting::one_of(v, {"replace", "widen", "alternate"});
+       }},
       {"repair", [](AutoSettings& a, const J& v) { a.repair = setting::boolean(v); }},
       {"bootstrap", [](AutoSettings& a, const J& v) { a.bootstrap = setting::boolean(v); }},
       {"generator",
@@ -575,104 +579,114 @@ void AutoStrategy::offer_two_knob_moves(const KnobVector& best) {
   }
 }
 
-bool AutoStrategy::stalled() const noexcept {
-  if (settings_.stall == 0 || since_best_ < settings_.stall) return false;
-  if (settings_.stall_burst == 0) return true;
-  const std::size_t period = settings_.stall + settings_.stall_burst;
-  return (since_best_ - settings_.stall) % period < settings_.stall_burst;
+AutoStrategy::StallStep AutoStrategy::stall_step() const noexcept {
+  if (settings_.stall == 0 || since_best_ < settings_.stall) return StallStep::kNone;
+  if (settings_.stall_burst > 0) {
+    const std::size_t period = settings_.stall + settings_.stall_burst;
+    if ((since_best_ - settings_.stall) % period >= settings_.stall_burst) return StallStep::kNone;
+  }
+  if (settings_.stall_mode == "widen") return StallStep::kWiden;
+  if (settings_.stall_mode == "alternate" && since_best_ % 2 == 1) return StallStep::kNone;
+  return StallStep::kGlobal;
+}
+
+void AutoStrategy::offer_random(std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    auto c = space_->random_valid(rng_, 10000);
+    if (!c) break;
+    offer(c->index(), c->knobs());
+  }
+}
+
+void AutoStrategy::offer_recombinations(std::span<const std::size_t> order) {
+  // Per knob, the value of a random parent among the best configurations.
+  std::size_t parents = 0;
+  while (parents < std::min(settings_.recombine_parents, order.size()) &&
+         scores_[order[parents]] > 0.0)
+    ++parents;
+  if (parents < 2) return;
+  KnobVector child(space_->knob_count());
+  for (std::size_t i = 0; i < settings_.pool_recombine; ++i) {
+    for (std::size_t k = 0; k < child.size(); ++k) child[k] = xs_[order[rng_.uniform(parents)]][k];
+    offer_if_valid(child, /*repairable=*/true);
+  }
+}
+
+void AutoStrategy::offer_density_draws(std::span<const std::size_t> order) {
+  std::size_t good = 0;
+  const auto want = std::max<std::size_t>(
+      3, static_cast<std::size_t>(settings_.good_fraction * static_cast<double>(order.size())));
+  while (good < std::min(want, order.size()) && scores_[order[good]] > 0.0) ++good;
+  if (good == 0) return;
+  std::vector<std::vector<double>> cumulative(space_->knob_count());
+  for (std::size_t k = 0; k < space_->knob_count(); ++k) {
+    const std::size_t size = space_->knob(k).size();
+    std::vector<double> w(size, 1.0 / static_cast<double>(size));
+    for (std::size_t g = 0; g < good; ++g) w[xs_[order[g]][k]] += 1.0;
+    std::partial_sum(w.begin(), w.end(), w.begin());
+    cumulative[k] = std::move(w);
+  }
+  KnobVector draw(space_->knob_count());
+  for (std::size_t i = 0; i < settings_.pool_density; ++i) {
+    for (std::size_t k = 0; k < draw.size(); ++k) {
+      const double r = rng_.uniform01() * cumulative[k].back();
+      draw[k] = static_cast<std::uint32_t>(
+          std::upper_bound(cumulative[k].begin(), cumulative[k].end(), r) - cumulative[k].begin());
+      if (draw[k] >= cumulative[k].size())
+        draw[k] = static_cast<std::uint32_t>(cumulative[k].size() - 1);
+    }
+    offer_if_valid(draw, /*repairable=*/false);
+  }
+}
+
+void AutoStrategy::offer_adjacent_moves(const KnobVector& best) {
+  KnobVector moved(best.size());
+  std::vector<std::uint32_t> sizes(best.size());
+  for (std::size_t k = 0; k < best.size(); ++k)
+    sizes[k] = static_cast<std::uint32_t>(space_->knob(k).size());
+  for (std::size_t i = 0; i < settings_.pool_adjacent; ++i) {
+    for (std::size_t k = 0; k < best.size(); ++k) {
+      // Step 0, 1, 2: one position down, unchanged, up; clamped at the knob's ends (written
+      // without branches: the step is unpredictable by design).
+      const auto up =
+          static_cast<std::int64_t>(best[k]) + static_cast<std::int64_t>(rng_.uniform(3)) - 1;
+      moved[k] = static_cast<std::uint32_t>(
+          std::clamp<std::int64_t>(up, 0, static_cast<std::int64_t>(sizes[k]) - 1));
+    }
+    offer_if_valid(moved, /*repairable=*/true);
+  }
 }
 
 std::optional<Config> AutoStrategy::global_pick() {
   if (rng_.bernoulli(settings_.epsilon)) return random_unvisited();
-  // Candidates: neighbourhoods of the best configurations, plus random configurations.
+  pool_.clear(space_->knob_count());
+  const StallStep step = stall_step();
+  if (step == StallStep::kGlobal) {
+    // The moves around the best have stopped paying: the model ranks a wide random sample of
+    // the unvisited configurations only (a global Thompson-sampling step).
+    offer_random(settings_.stall_pool);
+    auto c = pick();
+    return c ? c : random_unvisited();
+  }
+  // Candidates: neighbourhoods of the best configurations, plus random configurations (a wide
+  // sample of them while stalled, with stall_mode "widen").
+  if (step == StallStep::kWiden) offer_random(settings_.stall_pool);
   std::vector<std::size_t> order(xs_.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](auto a, auto b) { return scores_[a] > scores_[b]; });
-  pool_.clear(space_->knob_count());
-  if (stalled()) {
-    // Stalled: the moves around the best have stopped paying, so the model ranks a wide random
-    // sample of the unvisited configurations instead (a global Thompson-sampling step).
-    for (std::size_t i = 0; i < settings_.stall_pool; ++i) {
-      auto c = space_->random_valid(rng_, 10000);
-      if (!c) break;
-      offer(c->index(), c->knobs());
-    }
-    auto c = pick();
-    return c ? c : random_unvisited();
-  }
   const bool stagnating = settings_.stagnation > 0 && since_best_ >= settings_.stagnation;
   for (std::size_t i = 0; i < std::min(stagnating ? 0 : settings_.top_k, order.size()); ++i) {
     if (!(scores_[order[i]] > 0.0)) break;
     for (const auto& c : space_->neighbours(space_->config_of(xs_[order[i]])))
       offer(c.index(), c.knobs());
   }
-  if (settings_.pool_pairs > 0 && !order.empty() && scores_[order[0]] > 0.0)
-    offer_two_knob_moves(xs_[order[0]]);
-  for (std::size_t i = 0; i < settings_.pool_random; ++i) {
-    auto c = space_->random_valid(rng_, 10000);
-    if (!c) break;
-    offer(c->index(), c->knobs());
-  }
-  // Recombinations of the best configurations (per knob, the value of a random parent).
-  std::size_t parents = 0;
-  while (parents < std::min(settings_.recombine_parents, order.size()) &&
-         scores_[order[parents]] > 0.0)
-    ++parents;
-  if (parents >= 2) {
-    KnobVector child(space_->knob_count());
-    for (std::size_t i = 0; i < settings_.pool_recombine; ++i) {
-      for (std::size_t k = 0; k < child.size(); ++k)
-        child[k] = xs_[order[rng_.uniform(parents)]][k];
-      offer_if_valid(child, /*repairable=*/true);
-    }
-  }
-  if (settings_.pool_density > 0) {
-    std::size_t good = 0;
-    const auto want = std::max<std::size_t>(
-        3, static_cast<std::size_t>(settings_.good_fraction * static_cast<double>(order.size())));
-    while (good < std::min(want, order.size()) && scores_[order[good]] > 0.0) ++good;
-    if (good > 0) {
-      std::vector<std::vector<double>> cumulative(space_->knob_count());
-      for (std::size_t k = 0; k < space_->knob_count(); ++k) {
-        const std::size_t size = space_->knob(k).size();
-        std::vector<double> w(size, 1.0 / static_cast<double>(size));
-        for (std::size_t g = 0; g < good; ++g) w[xs_[order[g]][k]] += 1.0;
-        std::partial_sum(w.begin(), w.end(), w.begin());
-        cumulative[k] = std::move(w);
-      }
-      KnobVector draw(space_->knob_count());
-      for (std::size_t i = 0; i < settings_.pool_density; ++i) {
-        for (std::size_t k = 0; k < draw.size(); ++k) {
-          const double r = rng_.uniform01() * cumulative[k].back();
-          draw[k] = static_cast<std::uint32_t>(
-              std::upper_bound(cumulative[k].begin(), cumulative[k].end(), r) -
-              cumulative[k].begin());
-          if (draw[k] >= cumulative[k].size())
-            draw[k] = static_cast<std::uint32_t>(cumulative[k].size() - 1);
-        }
-        offer_if_valid(draw, /*repairable=*/false);
-      }
-    }
-  }
-  if (!order.empty() && scores_[order[0]] > 0.0) {
-    const KnobVector& best = xs_[order[0]];
-    KnobVector moved(best.size());
-    std::vector<std::uint32_t> sizes(best.size());
-    for (std::size_t k = 0; k < best.size(); ++k)
-      sizes[k] = static_cast<std::uint32_t>(space_->knob(k).size());
-    for (std::size_t i = 0; i < settings_.pool_adjacent; ++i) {
-      for (std::size_t k = 0; k < best.size(); ++k) {
-        // Step 0, 1, 2: one position down, unchanged, up; clamped at the knob's ends (written
-        // without branches: the step is unpredictable by design).
-        const auto up =
-            static_cast<std::int64_t>(best[k]) + static_cast<std::int64_t>(rng_.uniform(3)) - 1;
-        moved[k] = static_cast<std::uint32_t>(
-            std::clamp<std::int64_t>(up, 0, static_cast<std::int64_t>(sizes[k]) - 1));
-      }
-      offer_if_valid(moved, /*repairable=*/true);
-    }
-  }
+  const bool has_best = !order.empty() && scores_[order[0]] > 0.0;
+  if (settings_.pool_pairs > 0 && has_best) offer_two_knob_moves(xs_[order[0]]);
+  offer_random(settings_.pool_random);
+  offer_recombinations(order);
+  if (settings_.pool_density > 0) offer_density_draws(order);
+  if (has_best) offer_adjacent_moves(xs_[order[0]]);
   auto c = pick();
   return c ? c : random_unvisited();
 }

@@ -99,15 +99,17 @@ struct AutoSettings {
   /// optimum cannot hold the search (0 = never).
   std::size_t stagnation = 0;
   /// Stall handling: after this many trials without a new best (0 = never), while unvisited
-  /// configurations remain, the search hands over to the model globally: the candidates are
-  /// `stall_pool` random unvisited valid configurations only (no moves around the best), ranked
-  /// by the posterior draw, until a trial improves on the best. 50 was chosen by
-  /// leave-one-space-out on the replay data (docs/search.md, "Held-out evaluation"); 0 is auto as
-  /// it was before.
+  /// configurations remain, `stall_pool` random unvisited valid configurations join the
+  /// candidates ranked by the posterior draw (stall_mode "widen"), until a trial improves on the
+  /// best. Mode "replace" ranks those random configurations only, dropping the moves around the
+  /// best; "alternate" does so at every other pick. 50, "widen" and 1024 were chosen by
+  /// leave-one-space-out on the replay data (docs/search.md, "Held-out evaluation"); 0 is auto
+  /// as it was before.
   std::size_t stall = 50;
   std::size_t stall_pool = 1024;
-  /// Bounds each global stall step to this many trials (0 = until the next improvement): after
-  /// them the moves around the best come back for another `stall` trials, then another step.
+  std::string stall_mode = "widen";
+  /// Bounds each stall step to this many trials (0 = until the next improvement): after them
+  /// the candidates of no stall come back for another `stall` trials, then another step.
   std::size_t stall_burst = 0;
   /// Probability of measuring a random unvisited configuration instead of the model's pick
   /// (epsilon-greedy). 0 by default: the posterior draw and the random candidates already
@@ -136,7 +138,7 @@ struct AutoSettings {
   /// model). Every value is checked, whichever model uses it.
   /// Ranges:  counts are integers >= 0; initial, refit_divisor >= 1; design_pool in [1, 10^4];
   ///          pools, pack_size, pack_children, recombine_parents and top_k at most 10^6, stall_pool
-  ///          at least 1; stall >= 0; trees and
+  ///          at least 1; stall >= 0; stall_mode replace, widen or alternate; trees and
   ///          ts_trees in [1, 10^4], refresh_trees in [0, 10^4]; max_depth in [1, 64] (at most 12
   ///          with model gbt); min_samples_leaf in [1, 10^6], min_samples_split in [2, 10^6];
   ///          rounds in [1, 10^6]; pair_max_rows >= 2; feature_fraction, good_fraction and eta in
@@ -158,14 +160,14 @@ struct AutoSettings {
 ///    PairwiseBayesModel (a Gaussian prior on one weight per knob value and per pair of values
 ///    of two knobs) given y = the rank quantile of each trial's score (failures 0).
 /// 3. Candidates: the Hamming neighbourhood (one knob changed) of the best configuration,
-///    64 random two-knob moves of it, 256 "adjacent" moves of it (every knob one position
+///    64 random two-knob moves of it, 2048 "adjacent" moves of it (every knob one position
 ///    down, unchanged or up), 256 recombinations of the 4 best configurations (each knob from
 ///    one of them), and 32 fresh random valid configurations.
 /// 4. Measure the unvisited candidate the draw ranks first, ties broken at random (with
 ///    probability epsilon, 0 by default, a random unvisited configuration instead). The draw
 ///    is Thompson sampling: knob values and pairs the trials do not pin down keep being tried.
-/// 5. After `stall` (50) trials without a new best, the candidates are random unvisited
-///    configurations only, until a trial improves on the best (AutoSettings::stall).
+/// 5. After `stall` (50) trials without a new best, 1024 random unvisited configurations join
+///    the candidates until a trial improves on the best (AutoSettings::stall, stall_mode).
 /// The neighbourhood makes it a local search ordered by the model, the recombinations exploit
 /// knobs whose good values are shared by the best configurations, and the random pool lets the
 /// model jump to distant regions it ranks higher. Every choice is seeded.
@@ -212,8 +214,10 @@ class AutoStrategy : public SearchStrategy {
   std::vector<std::size_t> multi_valued_;  // knobs with more than one value
   std::size_t two_knob_moves_ = 0;         // configurations two knobs away from any one
   double best_score_ = 0.0;
-  std::size_t since_best_ = 0;    // trials since the best score last improved
-  bool stalled() const noexcept;  // a global stall step now (AutoSettings::stall, stall_burst)
+  std::size_t since_best_ = 0;  // trials since the best score last improved
+  /// What the stall handling does at this pick (AutoSettings::stall, stall_burst, stall_mode).
+  enum class StallStep { kNone, kWiden, kGlobal };
+  StallStep stall_step() const noexcept;
   /// The candidates of one pick, each once, in the order offered (flat knob positions and an
   /// open-addressing index set, reused from pick to pick so building a pool allocates nothing).
   struct CandidatePool {
@@ -245,6 +249,14 @@ class AutoStrategy : public SearchStrategy {
   std::optional<Config> global_pick();
   /// Offers the two-knob moves of `best` (AutoSettings::pool_pairs).
   void offer_two_knob_moves(const KnobVector& best);
+  /// Up to `count` random valid configurations (fewer when draws fail).
+  void offer_random(std::size_t count);
+  /// pool_recombine children of the recombine_parents best (`order`: trials best first).
+  void offer_recombinations(std::span<const std::size_t> order);
+  /// pool_density draws from the per-knob value frequencies of the good trials.
+  void offer_density_draws(std::span<const std::size_t> order);
+  /// pool_adjacent moves of `best`: every knob one position down, unchanged or up.
+  void offer_adjacent_moves(const KnobVector& best);
   bool repair(KnobVector& knobs, bool adjacent_first);
   std::optional<Config> pack_pick();
   std::vector<std::pair<KnobVector, double>> pack_;

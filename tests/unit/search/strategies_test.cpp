@@ -306,6 +306,8 @@ TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
       {"stall", 2.5},
       {"stall_pool", 0},
       {"stall_pool", 2000000},
+      {"stall_burst", -1},
+      {"stall_mode", "restart"},
   };
   for (const auto& [key, value] : bad) {
     const auto message = error({{key, value}});
@@ -342,7 +344,9 @@ TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
                                                            {"design_pool", 1},
                                                            {"design_pool", 10000},
                                                            {"stall", 0},
-                                                           {"stall_pool", 1000000}}) {
+                                                           {"stall_pool", 1000000},
+                                                           {"stall_mode", "widen"},
+                                                           {"stall_burst", 0}}) {
     EXPECT_EQ(error({{key, value}}), "") << key << " = " << value.dump();
   }
 }
@@ -467,15 +471,15 @@ TEST(Auto, AStalledSearchMovesAwayFromItsBest) {
   // 5 knobs of 8 values (32768 points) and a flat objective: the first trial stays the best, so
   // the search is stalled from its second trial on. Without stall handling many proposals are
   // moves around that best (at most two knobs changed, or all within one position: 2.3% of the
-  // space); with `stall` 4 the model ranks random unvisited configurations instead and such
-  // moves are about as rare as at random.
+  // space); with `stall` 4 the model ranks random unvisited configurations too (widen, the
+  // default) or instead (replace), and such moves are about as rare as at random.
   ConfigSpace space;
   for (const char* name : {"a", "b", "c", "d", "e"})
     ASSERT_TRUE(space.define_knob(name, {0, 1, 2, 3, 4, 5, 6, 7}));
-  auto near_best = [&](const nlohmann::json& settings) {
+  auto near_best_once = [&](const nlohmann::json& settings, std::uint64_t seed) {
     auto s = make_strategy("auto", settings);
     EXPECT_TRUE(s);
-    EXPECT_TRUE((*s)->initialize(space, 7));
+    EXPECT_TRUE((*s)->initialize(space, seed));
     std::vector<Trial> trials;
     std::size_t near = 0;
     for (int i = 0; i < 80; ++i) {
@@ -501,11 +505,23 @@ TEST(Auto, AStalledSearchMovesAwayFromItsBest) {
     }
     return near;  // of the last 60 proposals
   };
+  auto near_best = [&](const nlohmann::json& settings) {
+    std::size_t near = 0;
+    for (std::uint64_t seed = 0; seed < 8; ++seed) near += near_best_once(settings, seed);
+    return near;  // of 480 proposals
+  };
   const auto local = near_best({{"stall", 0}});
-  const auto stalled = near_best({{"stall", 4}});
-  // 60 proposals hold 1.4 such moves on average at random; 13 and 0 with seed 7.
-  EXPECT_GE(local, 8u);
-  EXPECT_LE(stalled, 4u);
+  const auto replace = near_best({{"stall", 4}, {"stall_mode", "replace"}});
+  const auto alternate = near_best({{"stall", 4}, {"stall_mode", "alternate"}});
+  const auto widen = near_best({{"stall", 4}});  // the default mode
+  // 480 proposals hold 11 such moves on average at random; with seeds 0-7: local 150,
+  // replace 1, alternate 88 (every other pick is local), widen 15 (on a flat objective the
+  // posterior draw is widest far from the trials, so the random candidates win its ranking).
+  EXPECT_GE(local, 100u);
+  EXPECT_LE(replace, 25u);
+  EXPECT_LE(widen, 40u);
+  EXPECT_GE(alternate, 45u);
+  EXPECT_LE(alternate, 120u);
 }
 
 TEST(Auto, StallHandlingChangesNothingBeforeItsTrialsWithoutANewBest) {
