@@ -27,17 +27,51 @@ def mean_se(xs):
     return m, math.sqrt(v / len(xs))
 
 
+class HelpFormat(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):
+    pass
+
+
+def fail(message):
+    """One line on standard error, exit status 2."""
+    print(f"compare_auto_settings: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def simulate(cmd):
+    """stdout of one tunekit command; on failure, tunekit's own message and exit status 2."""
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        fail(f"tunekit failed (exit {done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
+    return done.stdout
+
+
+def check_settings(args):
+    """Both settings are JSON objects that tunekit accepts, checked before any run."""
+    for name in ("before", "after"):
+        try:
+            ok = isinstance(json.loads(getattr(args, name)), dict)
+        except json.JSONDecodeError as e:
+            fail(f"--{name}: not JSON ({e})")
+        if not ok:
+            fail(f"--{name}: settings must be a JSON object")
+        simulate([args.tunekit, "simulate", "--data", args.data[0], "--strategy", "auto", "--settings",
+                  getattr(args, name), "--budget", "1", "--runs", "1", "--threads", "1", "--no-score"])
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=HelpFormat)
     ap.add_argument("data", nargs="+")
-    ap.add_argument("--tunekit", required=True)
+    ap.add_argument("--tunekit", required=True, help="the tunekit CLI (build/tools/cli/tunekit)")
     ap.add_argument("--before", required=True, help="settings of auto (JSON)")
     ap.add_argument("--after", required=True, help="settings of auto (JSON)")
-    ap.add_argument("--budgets", default="50,100,200")
-    ap.add_argument("--runs", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--budgets", default="50,100,200", help="evaluations, a comma list")
+    ap.add_argument("--runs", type=int, default=100, help="runs per setting and file")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the first run")
+    ap.add_argument("--threads", type=int, default=1, help="tunekit simulate --threads")
     args = ap.parse_args()
+    if args.runs < 2 or args.seed < 0 or args.threads < 1:
+        fail("need --runs >= 2 (for standard errors), --seed >= 0 and --threads >= 1")
+    check_settings(args)
     budgets = args.budgets.split(",")
     print(f"auto `{args.before}` (before) against `{args.after}` (after), {args.runs} runs, seeds "
           f"{args.seed}-{args.seed + args.runs - 1}; mean +- standard error, the difference paired by seed\n")
@@ -50,8 +84,7 @@ def main():
             cmd = [args.tunekit, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
                    "--budget", args.budgets, "--runs", str(args.runs), "--seed", str(args.seed), "--threads",
                    str(args.threads), "--score-budget", "evaluations", "--format", "json", "--traces"]
-            rows[name] = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[0][
-                "strategies"][0]
+            rows[name] = json.loads(simulate(cmd))[0]["strategies"][0]
         space = methodology.space_of_file(path)
         cells = []
         for b in budgets:

@@ -166,7 +166,8 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
       for (const auto& e : setters)
         accepted += (accepted.empty() ? "" : ", ") + std::string(e.first);
       return Status(StatusCode::kInvalidArgument,
-                    fmt::format("auto: unknown setting '{}' (accepted: {})", k, accepted));
+                    fmt::format("auto: unknown setting '{}' (accepted: {})",
+                                setting::printable_key(k), accepted));
     }
     // Every value is checked whichever model uses it, so a wrong value never waits silently.
     try {

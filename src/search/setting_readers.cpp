@@ -75,9 +75,22 @@ std::string one_of(const nlohmann::json& v, std::initializer_list<std::string_vi
   throw BadSetting("must be " + list);
 }
 
+std::string printable_key(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  for (const char c : key) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\u{:04x}", u);
+    else
+      out += c;
+  }
+  return out;
+}
+
 Status error(std::string_view strategy, std::string_view key, std::string_view what) {
   return Status(StatusCode::kInvalidArgument,
-                fmt::format("{}: setting '{}' {}", strategy, key, what));
+                fmt::format("{}: setting '{}' {}", strategy, printable_key(key), what));
 }
 
 }  // namespace tunekit::setting

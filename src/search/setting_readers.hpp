@@ -41,6 +41,10 @@ bool boolean(const nlohmann::json& v);
 /// A JSON string equal to one of `choices`. Errors: BadSetting ("must be pool or pack").
 std::string one_of(const nlohmann::json& v, std::initializer_list<std::string_view> choices);
 
+/// `key` for an error message: control characters (a NUL, a newline, an escape) written as
+/// JSON escapes (\u0000), so the message stays one line and is not cut short.
+std::string printable_key(std::string_view key);
+
 /// The kInvalidArgument status of a bad setting: "<strategy>: setting '<key>' <what>".
 Status error(std::string_view strategy, std::string_view key, std::string_view what);
 

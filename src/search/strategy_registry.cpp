@@ -25,8 +25,8 @@ Status check_keys(std::string_view strategy, const nlohmann::json& settings,
       std::string list;
       for (auto key : keys) list += (list.empty() ? "" : ", ") + std::string(key);
       return Status(StatusCode::kInvalidArgument,
-                    fmt::format("{}: unknown setting '{}' (accepted: {})", strategy, k,
-                                list.empty() ? "none" : list));
+                    fmt::format("{}: unknown setting '{}' (accepted: {})", strategy,
+                                setting::printable_key(k), list.empty() ? "none" : list));
     }
   }
   return Status::ok();

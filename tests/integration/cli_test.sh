@@ -186,6 +186,16 @@ grep -q "json.exception" err.txt && fail "simulate: --settings error shows nlohm
 deep="$(python3 -c 'print("{\"a\":" + "[" * 50000 + "]" * 50000 + "}")')"
 expect_early_fail simulate-settings-deep 2 "simulate: --settings: nested deeper than 256 levels" \
   "$TK" simulate --data "$CONV" --settings "$deep"
+# Settings typed by a user: null is not an object, a key given twice is refused, and a key
+# with control characters is escaped so that the error stays one line.
+expect_early_fail simulate-settings-null 2 "auto: settings must be a JSON object" \
+  "$TK" simulate --data "$CONV" --settings 'null'
+expect_early_fail simulate-settings-duplicate 2 'simulate: --settings: the key "stall" appears twice in one object' \
+  "$TK" simulate --data "$CONV" --settings '{"stall": 5, "stall": 6}'
+expect_early_fail simulate-settings-control-key 2 "auto: unknown setting 'a\\u000ab' (accepted: " \
+  "$TK" simulate --data "$CONV" --settings '{"a\nb": 5}'
+expect_early_fail simulate-stall-mode 2 "auto: setting 'stall_mode' must be" \
+  "$TK" simulate --data "$CONV" --settings '{"stall_mode": "restart"}'
 expect_fail simulate-ei-without-forest "ei and mean" "$TK" simulate --data "$CONV" --settings '{"acquisition":"ei"}'
 # Settings out of range are usage errors (exit 2) naming the key, reported before any data is
 # loaded or printed, for every strategy.

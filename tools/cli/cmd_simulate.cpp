@@ -103,13 +103,13 @@ void run_simulate(const SimulateArgs& args) {
   using tunekit::cli::CommandFailure;
   const auto budgets = parse_budgets(args.budgets);
   const std::size_t max_budget = *std::max_element(budgets.begin(), budgets.end());
-  auto parsed_settings = tunekit::parse_json<nlohmann::json>(args.settings);
+  auto parsed_settings =
+      tunekit::parse_json<nlohmann::json>(args.settings, tunekit::DuplicateKeys::kRefuse);
   if (!parsed_settings) {
     throw CommandFailure{tunekit::cli::kExitUsage, fmt::format("simulate: --settings: {}",
                                                                parsed_settings.status().message())};
   }
   nlohmann::json settings = std::move(*parsed_settings);
-  if (settings.is_null()) settings = nlohmann::json::object();
   if (!(args.percentile > 0.0 && args.percentile < 1.0))
     throw CommandFailure{tunekit::cli::kExitUsage, "simulate: --percentile must be in (0, 1)"};
   const std::vector<std::string> strategies = expand_strategies(args.strategies);

@@ -4,8 +4,11 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tunekit/core/status.hpp"
 
@@ -31,14 +34,39 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 ///   any other        nlohmann's own text ("type must be string, but is number").
 std::string json_error_message(const nlohmann::json::exception& e, std::string_view text = {});
 
+/// What parse_json does with a key that appears twice in one object.
+enum class DuplicateKeys {
+  kLastWins,  // as nlohmann (and Python's json module): the last value is kept
+  kRefuse,    // an error: for options a user typed, where a repeated key is a mistake
+};
+
 /// Parses `text` as one JSON document; Json is nlohmann::json or nlohmann::ordered_json.
 /// Errors:   kParseError with the message of check_json_text or json_error_message (no source
-///           name). Never throws nlohmann exceptions.
+///           name), or with DuplicateKeys::kRefuse `the key "stall" appears twice in one
+///           object` (the key JSON-escaped). Never throws nlohmann exceptions.
 template <class Json = nlohmann::ordered_json>
-[[nodiscard]] Expected<Json> parse_json(std::string_view text) {
+[[nodiscard]] Expected<Json> parse_json(std::string_view text,
+                                        DuplicateKeys duplicates = DuplicateKeys::kLastWins) {
   TUNEKIT_RETURN_IF_ERROR(check_json_text(text));
   try {
-    return Json::parse(text.begin(), text.end());
+    if (duplicates == DuplicateKeys::kLastWins) return Json::parse(text.begin(), text.end());
+    using Event = typename Json::parse_event_t;
+    std::vector<std::set<std::string>> open;  // the keys of each object being read
+    std::optional<std::string> repeated;
+    auto note_keys = [&](int, Event event, Json& parsed) {
+      if (event == Event::object_start) open.emplace_back();
+      if (event == Event::object_end) open.pop_back();
+      if (event == Event::key && !open.empty() && !repeated &&
+          !open.back().insert(parsed.template get<std::string>()).second)
+        repeated = parsed.template get<std::string>();
+      return true;
+    };
+    Json parsed = Json::parse(text.begin(), text.end(), note_keys);
+    if (repeated) {
+      return Status(StatusCode::kParseError,
+                    "the key " + Json(*repeated).dump() + " appears twice in one object");
+    }
+    return parsed;
   } catch (const nlohmann::json::exception& e) {
     return Status(StatusCode::kParseError, json_error_message(e, text));
   }

@@ -65,6 +65,22 @@ TEST(ParseJson, MessagesCarryNoExceptionPrefix) {
   }
 }
 
+TEST(ParseJson, DuplicateKeysAreRefusedOnlyWhenAsked) {
+  const std::string text = R"({"a": 1, "b": {"c": 2, "c": 3}})";
+  auto last = parse_json<nlohmann::json>(text);
+  ASSERT_TRUE(last);
+  EXPECT_EQ((*last)["b"]["c"], 3);
+  auto refused = parse_json<nlohmann::json>(text, DuplicateKeys::kRefuse);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.status().message(), R"(the key "c" appears twice in one object)");
+  // The same key in different objects, or as a value, is no repeat.
+  EXPECT_TRUE(
+      parse_json<nlohmann::json>(R"([{"a": 1}, {"a": {"a": "a"}}])", DuplicateKeys::kRefuse));
+  auto escaped = parse_json<nlohmann::json>("{\"a\\nb\": 1, \"a\\nb\": 2}", DuplicateKeys::kRefuse);
+  ASSERT_FALSE(escaped);
+  EXPECT_EQ(escaped.status().message(), R"(the key "a\nb" appears twice in one object)");
+}
+
 TEST(ParseJson, ErrorMessageOfOtherExceptions) {
   try {
     (void)nlohmann::json(1).get<std::string>();

@@ -118,6 +118,14 @@ TEST(Registry, NamesAndSettingsErrors) {
   EXPECT_NE(bad.status().message().find("pop_size"), std::string::npos);
   EXPECT_FALSE(make_strategy("auto", {{"epsilon", 2.0}}));
   EXPECT_FALSE(make_strategy("auto", {{"model", "svm"}}));
+  // Control characters in an unknown key are escaped: the message stays one whole line.
+  for (const char* strategy : {"auto", "ga"}) {
+    auto odd = make_strategy(strategy, {{std::string("st\0a\nll", 7), 1}});
+    ASSERT_FALSE(odd);
+    EXPECT_NE(odd.status().message().find("unknown setting 'st\\u0000a\\u000all' (accepted: "),
+              std::string::npos)
+        << odd.status().message();
+  }
 }
 
 TEST(ModelBased, RefitsEveryPlanAndAnnealsPredictions) {
