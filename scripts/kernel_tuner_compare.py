@@ -303,11 +303,12 @@ def conversion_seconds(path):
     return time.perf_counter() - start
 
 
-def timing(binary, path, plain, keys, kt_strategies, budget, repeats):
+def timing(binary, path, plain, keys, kt_strategies, budget, repeats, settings=None):
     """Sequential, interleaved wall times of one replayed run from the given file: Kernel Tuner's
     tune_cache call (cache loading included, interpreter start-up and imports excluded; for a T4
     file plus the conversion to its cache format, which it cannot read otherwise) and one whole
-    tunekit process (start-up, decompression and data loading included).
+    tunekit process (start-up, decompression and data loading included) running `auto` with
+    `settings` (JSON text; None: its defaults).
     Returns {name: median seconds}."""
     walls = {s: [] for s in kt_strategies}
     walls["tunekit auto"] = []
@@ -317,10 +318,11 @@ def timing(binary, path, plain, keys, kt_strategies, budget, repeats):
             trace, wall, err = kt_run((plain, s, rep, budget, keys))
             if trace is not None:
                 walls[s].append(wall + convert)
+        extra = ["--settings", settings] if settings else []
         start = time.perf_counter()
         subprocess.run([binary, "simulate", "--data", path, "--strategy", "auto", "--budget", str(budget),
-                        "--runs", "1", "--seed", str(rep), "--threads", "1", "--no-score", "--format", "json"],
-                       check=True, capture_output=True)
+                        "--runs", "1", "--seed", str(rep), "--threads", "1", "--no-score", "--format", "json"]
+                       + extra, check=True, capture_output=True)
         walls["tunekit auto"].append(time.perf_counter() - start)
     return {s: median(w) for s, w in walls.items() if w}
 
@@ -427,13 +429,14 @@ def main():
             rows = []
             if args.timing_only:
                 timed = args.timing_strategies.split(",") if args.timing_strategies else kt_strategies
-                t = timing(args.tunekit, path, plain, keys, timed, max(budgets), args.timing_repeats)
+                t = timing(args.tunekit, path, plain, keys, timed, max(budgets), args.timing_repeats,
+                           per_file.get(os.path.basename(path), args.tunekit_settings))
                 print(f"### {os.path.basename(path)}: wall time of one replayed run of {max(budgets)} evaluations, "
                       f"median of {args.timing_repeats}, run one at a time\n")
                 print("| tool | strategy | s/run |\n|---|---|---|")
                 for name, v in sorted(t.items(), key=lambda kv: kv[1]):
                     tool, _, strat = name.partition(" ") if name.startswith("tunekit") else ("kernel_tuner", "", name)
-                    print(f"| {tool} | {strat} | {v:.2f} |")
+                    print(f"| {tool} | {strat} | {v:.3f} |")
                 print()
                 report["files"].append({"data": path, "timing_s": t})
                 continue
@@ -547,13 +550,13 @@ def main():
                 print("\nDifference on the fresh seeds: " + ", ".join(verdict) + "\n")
             if args.timing_repeats > 0:
                 timed = args.timing_strategies.split(",") if args.timing_strategies else [r["strategy"] for r in kt_rows]
-                t = timing(args.tunekit, path, plain, keys, timed, max(budgets), args.timing_repeats)
+                t = timing(args.tunekit, path, plain, keys, timed, max(budgets), args.timing_repeats, settings)
                 file_report["timing_s"] = t
                 print(f"Wall time of one replayed run of {max(budgets)} evaluations, median of {args.timing_repeats}, "
                       "run one at a time:\n")
                 print("| | " + " | ".join(t.keys()) + " |")
                 print("|---|" + "---|" * len(t) + "")
-                print("| s | " + " | ".join(f"{v:.2f}" for v in t.values()) + " |\n")
+                print("| s | " + " | ".join(f"{v:.3f}" for v in t.values()) + " |\n")
             report["files"].append(file_report)
     if args.score and not args.timing_only:
         print_aggregate(report["files"])
