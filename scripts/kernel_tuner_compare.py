@@ -427,10 +427,10 @@ def main():
             with open(plain, "w") as f:
                 json.dump(doc, f)
             rows = []
+            settings = per_file.get(os.path.basename(path), args.tunekit_settings)
             if args.timing_only:
                 timed = args.timing_strategies.split(",") if args.timing_strategies else kt_strategies
-                t = timing(args.tunekit, path, plain, keys, timed, max(budgets), args.timing_repeats,
-                           per_file.get(os.path.basename(path), args.tunekit_settings))
+                t = timing(args.tunekit, path, plain, keys, timed, max(budgets), args.timing_repeats, settings)
                 print(f"### {os.path.basename(path)}: wall time of one replayed run of {max(budgets)} evaluations, "
                       f"median of {args.timing_repeats}, run one at a time\n")
                 print("| tool | strategy | s/run |\n|---|---|---|")
@@ -475,7 +475,6 @@ def main():
                 if args.score:
                     row["scored"] = methodology.Scored(space, traces, args.resamples, seed=1)
                 rows.append(row)
-            settings = per_file.get(os.path.basename(path), args.tunekit_settings)
             if settings:
                 print(f"  tunekit auto on {os.path.basename(path)}: settings {settings}", file=sys.stderr)
             tk = tunekit_results(args.tunekit, path, tk_strategies, budgets, args.runs, args.jobs, args.score,
