@@ -11,13 +11,17 @@ is the one with the best mean over all files.
 Usage (see docs/search.md, "Held-out evaluation"):
     python3 scripts/auto_loso.py --tunekit build/tools/cli/tunekit --runs 40 --seed 10000 \\
         --candidates '{"stall": 0}' '{"stall": 25}' ... --hold-out FILE ... --train-only FILE ... \\
-        [--cache loso.json] [--heldout-runs 100 --heldout-seed 0]
+        [--no-regression FILE ... [--baseline '{"stall": 0}']] [--cache loso.json] \\
+        [--heldout-runs 100 --heldout-seed 0]
 
+With --no-regression, only candidates that do not fall behind the baseline on those files (paired
+runs, by more than one standard error of a --table-runs mean) are eligible for any choice.
 --cache keeps every (candidate, file) result, so a rerun replays only what is missing.
 """
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -39,7 +43,7 @@ def replay(binary, path, settings, runs, seed, threads, traces):
     return out
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tunekit", required=True)
     ap.add_argument("--candidates", nargs="+", required=True, help="settings of auto, one JSON object each")
@@ -53,29 +57,96 @@ def main():
     ap.add_argument("--cache", help="JSON file keeping every result")
     ap.add_argument("--picks-out", help="write {held-out file name: setting chosen without it} to this JSON file "
                                         "(kernel_tuner_compare.py --tunekit-settings-per-file reads it)")
-    args = ap.parse_args()
+    ap.add_argument("--no-regression", nargs="*", default=[],
+                    help="files on which a candidate may not fall behind --baseline by more than one standard "
+                         "error of a --table-runs mean, at any budget; the others are not eligible")
+    ap.add_argument("--baseline", default='{"stall": 0}', help="settings of auto the check compares with")
+    ap.add_argument("--regression-runs", type=int, default=1000, help="paired runs of the check")
+    ap.add_argument("--regression-seed", type=int, default=1000, help="first seed of the check's runs")
+    ap.add_argument("--table-runs", type=int, default=200, help="runs behind the figures the check protects")
+    return ap.parse_args()
 
-    cache = {}
-    if args.cache and os.path.exists(args.cache):
-        with open(args.cache) as f:
-            cache = json.load(f)
 
-    def result(path, settings, runs, seed, traces=False):
+class Results:
+    """Every (file, settings, runs, seed) replay, kept in the --cache file when one is given."""
+
+    def __init__(self, args):
+        self.args = args
+        self.cache = {}
+        if args.cache and os.path.exists(args.cache):
+            with open(args.cache) as f:
+                self.cache = json.load(f)
+
+    def get(self, path, settings, runs, seed, traces=False):
         key = f"{os.path.basename(path)}|{json.dumps(json.loads(settings), sort_keys=True)}|{runs}|{seed}"
-        if key not in cache or (traces and "traces" not in cache[key]):
-            r = replay(args.tunekit, path, settings, runs, seed, args.threads, traces)
+        if key not in self.cache or (traces and "traces" not in self.cache[key]):
+            r = replay(self.args.tunekit, path, settings, runs, seed, self.args.threads, traces)
             print(f"  {os.path.basename(path)} {settings}: score {r['score']:.3f}", file=sys.stderr, flush=True)
-            cache[key] = r
-            if args.cache:
-                with open(args.cache + ".tmp", "w") as f:
-                    json.dump(cache, f)
-                os.replace(args.cache + ".tmp", args.cache)
-        return cache[key]
+            self.cache[key] = r
+            self.save()
+        return self.cache[key]
 
-    files = args.hold_out + args.train_only
+    def per_run(self, path, settings, runs, seed):
+        """{budget: fraction of optimum of every run} (no score, no traces)."""
+        key = f"{os.path.basename(path)}|{json.dumps(json.loads(settings), sort_keys=True)}|{runs}|{seed}|per_run"
+        if key not in self.cache:
+            cmd = [self.args.tunekit, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
+                   "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed),
+                   "--threads", str(self.args.threads), "--no-score", "--format", "json"]
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            self.cache[key] = json.loads(out)[0]["strategies"][0]["fraction_of_optimum_per_run"]
+            print(f"  {os.path.basename(path)} {settings}: {runs} paired runs", file=sys.stderr, flush=True)
+            self.save()
+        return self.cache[key]
+
+    def save(self):
+        if self.args.cache:
+            with open(self.args.cache + ".tmp", "w") as f:
+                json.dump(self.cache, f)
+            os.replace(self.args.cache + ".tmp", self.args.cache)
+
+
+def mean_sd(xs):
+    m = sum(xs) / len(xs)
+    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+def regression_check(args, results):
+    """The candidates eligible for the choice: on every --no-regression file and budget, the mean
+    paired difference to --baseline is at least minus one standard error of a --table-runs mean
+    (the baseline's per-run standard deviation over sqrt(table runs)). Prints the differences in
+    those standard errors."""
+    if not args.no_regression:
+        return list(args.candidates)
+    print(f"Regression check: mean paired difference to `{args.baseline}` over {args.regression_runs} runs "
+          f"(seeds {args.regression_seed}-{args.regression_seed + args.regression_runs - 1}), in standard errors "
+          f"of a {args.table_runs}-run mean, fraction of optimum at 50 / 100 / 200 evaluations:\n")
+    names = [os.path.basename(p) for p in args.no_regression]
+    print("| settings | " + " | ".join(names) + " | eligible |\n|---|" + "---|" * (len(names) + 1))
+    eligible = []
+    for c in args.candidates:
+        cells, ok = [], True
+        for p in args.no_regression:
+            base = results.per_run(p, args.baseline, args.regression_runs, args.regression_seed)
+            cand = results.per_run(p, c, args.regression_runs, args.regression_seed)
+            ratios = []
+            for b in ("50", "100", "200"):
+                se = mean_sd(base[b])[1] / math.sqrt(args.table_runs)
+                diff = mean_sd([y - x for x, y in zip(base[b], cand[b])])[0]
+                ratios.append(diff / se if se > 0 else (0.0 if diff >= 0 else -math.inf))
+            ok = ok and min(ratios) >= -1.0
+            cells.append(" / ".join(f"{r:+.2f}" for r in ratios))
+        print(f"| `{c}` | " + " | ".join(cells) + f" | {'yes' if ok else 'no'} |")
+        if ok:
+            eligible.append(c)
+    print()
+    if not eligible:
+        sys.exit("auto_loso: no candidate passes the regression check")
+    return eligible
+
+
+def score_table(args, files, score):
     names = [os.path.basename(p).replace(".json.gz", "").replace(".json", "") for p in files]
-    score = {(c, p): result(p, c, args.runs, args.seed)["score"] for c in args.candidates for p in files}
-
     print(f"Methodology score (budget in evaluations) of each candidate, {args.runs} runs per file, "
           f"seeds {args.seed}-{args.seed + args.runs - 1}:\n")
     print("| settings | " + " | ".join(names) + " | mean |\n|---|" + "---|" * (len(files) + 1))
@@ -83,36 +154,47 @@ def main():
         vals = [score[(c, p)] for p in files]
         print(f"| `{c}` | " + " | ".join(f"{v:.3f}" for v in vals) + f" | {sum(vals) / len(vals):.3f} |")
 
-    def chosen(training):
-        return max(args.candidates, key=lambda c: sum(score[(c, p)] for p in training) / len(training))
 
-    print("\n| held-out file | setting chosen on the other files | its training mean | held-out score "
+def heldout_runs(args, results, picks):
+    last = args.heldout_seed + args.heldout_runs - 1
+    print(f"Held-out runs: the setting chosen without each file, {args.heldout_runs} runs on it, seeds "
+          f"{args.heldout_seed}-{last} (score with its 95% bootstrap interval):\n")
+    print("| held-out file | setting | score [95% CI] | FoO@50 | FoO@100 | FoO@200 |\n|---|---|---|---|---|---|")
+    for h in args.hold_out:
+        r = results.get(h, picks[h], args.heldout_runs, args.heldout_seed, traces=True)
+        sp = methodology.space_of_file(h)
+        sc = methodology.Scored(sp, [[float("nan") if v is None else v for v in t] for t in r["traces"]])
+        lo, hi = sc.interval()
+        print(f"| {os.path.basename(h)} | `{picks[h]}` | {sc.score:.3f} [{lo:.3f}, {hi:.3f}] | " +
+              " | ".join(f"{r['foo'][b]:.3f}" for b in ("50", "100", "200")) + " |")
+
+
+def main():
+    args = parse_args()
+    results = Results(args)
+    files = args.hold_out + args.train_only
+    score = {(c, p): results.get(p, c, args.runs, args.seed)["score"] for c in args.candidates for p in files}
+    score_table(args, files, score)
+    print()
+    eligible = regression_check(args, results)
+
+    def chosen(training):
+        return max(eligible, key=lambda c: sum(score[(c, p)] for p in training) / len(training))
+
+    print(f"| held-out file | setting chosen on the other files | its training mean | held-out score "
           f"({args.runs} runs of the choice) |\n|---|---|---|---|")
     picks = {}
     for h in args.hold_out:
         training = [p for p in files if p != h]
-        c = chosen(training)
-        picks[h] = c
+        c = picks[h] = chosen(training)
         mean = sum(score[(c, p)] for p in training) / len(training)
         print(f"| {os.path.basename(h)} | `{c}` | {mean:.3f} | {score[(c, h)]:.3f} |")
     if args.picks_out:
         with open(args.picks_out, "w") as f:
             json.dump({os.path.basename(h): c for h, c in picks.items()}, f, indent=1)
-    shipped = chosen(files)
-    print(f"\nchosen on all files (shipped): `{shipped}`\n")
-
+    print(f"\nchosen on all files (shipped): `{chosen(files)}`\n")
     if args.heldout_runs > 0:
-        last = args.heldout_seed + args.heldout_runs - 1
-        print(f"Held-out runs: the setting chosen without each file, {args.heldout_runs} runs on it, seeds "
-              f"{args.heldout_seed}-{last} (score with its 95% bootstrap interval):\n")
-        print("| held-out file | setting | score [95% CI] | FoO@50 | FoO@100 | FoO@200 |\n|---|---|---|---|---|---|")
-        for h in args.hold_out:
-            r = result(h, picks[h], args.heldout_runs, args.heldout_seed, traces=True)
-            sp = methodology.space_of_file(h)
-            sc = methodology.Scored(sp, [[float("nan") if v is None else v for v in t] for t in r["traces"]])
-            lo, hi = sc.interval()
-            print(f"| {os.path.basename(h)} | `{picks[h]}` | {sc.score:.3f} [{lo:.3f}, {hi:.3f}] | " +
-                  " | ".join(f"{r['foo'][b]:.3f}" for b in ("50", "100", "200")) + " |")
+        heldout_runs(args, results, picks)
 
 
 if __name__ == "__main__":

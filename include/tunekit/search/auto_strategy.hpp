@@ -100,14 +100,15 @@ struct AutoSettings {
   std::size_t stagnation = 0;
   /// Stall handling: after this many trials without a new best (0 = never), while unvisited
   /// configurations remain, `stall_pool` random unvisited valid configurations join the
-  /// candidates ranked by the posterior draw (stall_mode "widen"), until a trial improves on the
-  /// best. Mode "replace" ranks those random configurations only, dropping the moves around the
-  /// best; "alternate" does so at every other pick. 50, "widen" and 1024 were chosen by
-  /// leave-one-space-out on the replay data (docs/search.md, "Held-out evaluation"); 0 is auto
-  /// as it was before.
-  std::size_t stall = 50;
+  /// candidates ranked by the posterior draw until a trial improves on the best. Mode "widen"
+  /// adds them to the moves around the best at every pick, "replace" ranks them alone, and
+  /// "alternate" ranks them alone at every other pick (the picks between keep the moves around
+  /// the best). 75, "alternate" and 1024 were chosen by leave-one-space-out on the replay data
+  /// among the settings that lose nothing beyond one standard error on the files of the result
+  /// tables (docs/search.md, "Held-out evaluation"); 0 is auto as it was before.
+  std::size_t stall = 75;
   std::size_t stall_pool = 1024;
-  std::string stall_mode = "widen";
+  std::string stall_mode = "alternate";
   /// Bounds each stall step to this many trials (0 = until the next improvement): after them
   /// the candidates of no stall come back for another `stall` trials, then another step.
   std::size_t stall_burst = 0;
@@ -166,8 +167,9 @@ struct AutoSettings {
 /// 4. Measure the unvisited candidate the draw ranks first, ties broken at random (with
 ///    probability epsilon, 0 by default, a random unvisited configuration instead). The draw
 ///    is Thompson sampling: knob values and pairs the trials do not pin down keep being tried.
-/// 5. After `stall` (50) trials without a new best, 1024 random unvisited configurations join
-///    the candidates until a trial improves on the best (AutoSettings::stall, stall_mode).
+/// 5. After `stall` (75) trials without a new best, every other pick ranks 1024 random unvisited
+///    configurations instead of the candidates above, until a trial improves on the best
+///    (AutoSettings::stall, stall_mode).
 /// The neighbourhood makes it a local search ordered by the model, the recombinations exploit
 /// knobs whose good values are shared by the best configurations, and the random pool lets the
 /// model jump to distant regions it ranks higher. Every choice is seeded.

@@ -479,8 +479,9 @@ TEST(Auto, AStalledSearchMovesAwayFromItsBest) {
   // 5 knobs of 8 values (32768 points) and a flat objective: the first trial stays the best, so
   // the search is stalled from its second trial on. Without stall handling many proposals are
   // moves around that best (at most two knobs changed, or all within one position: 2.3% of the
-  // space); with `stall` 4 the model ranks random unvisited configurations too (widen, the
-  // default) or instead (replace), and such moves are about as rare as at random.
+  // space); with `stall` 4 the model ranks random unvisited configurations too (widen), instead
+  // (replace) or instead at every other pick (alternate, the default), and such moves are about
+  // as rare as at random (widen, replace) or half as frequent as without stall handling.
   ConfigSpace space;
   for (const char* name : {"a", "b", "c", "d", "e"})
     ASSERT_TRUE(space.define_knob(name, {0, 1, 2, 3, 4, 5, 6, 7}));
@@ -520,8 +521,8 @@ TEST(Auto, AStalledSearchMovesAwayFromItsBest) {
   };
   const auto local = near_best({{"stall", 0}});
   const auto replace = near_best({{"stall", 4}, {"stall_mode", "replace"}});
-  const auto alternate = near_best({{"stall", 4}, {"stall_mode", "alternate"}});
-  const auto widen = near_best({{"stall", 4}});  // the default mode
+  const auto alternate = near_best({{"stall", 4}});  // the default mode
+  const auto widen = near_best({{"stall", 4}, {"stall_mode", "widen"}});
   // 480 proposals hold 11 such moves on average at random; with seeds 0-7: local 150,
   // replace 1, alternate 88 (every other pick is local), widen 15 (on a flat objective the
   // posterior draw is widest far from the trials, so the random candidates win its ranking).
