@@ -30,13 +30,23 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import methodology  # noqa: E402
 
 
+def run_tunekit(cmd):
+    """stdout of one tunekit command; on failure, tunekit's own message and exit status 2."""
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"auto_loso: tunekit failed (exit {done.returncode}): {done.stderr.strip() or done.stdout.strip()}",
+              file=sys.stderr)
+        sys.exit(2)
+    return done.stdout
+
+
 def replay(binary, path, settings, runs, seed, threads, traces):
     """One `tunekit simulate` of auto: {"score": ..., "foo": {budget: mean}} and, with `traces`,
     "traces": the objective of every evaluation of every run."""
     cmd = [binary, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
            "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed), "--threads", str(threads),
            "--score-budget", "evaluations", "--format", "json", "--traces"]
-    row = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)[0]["strategies"][0]
+    row = json.loads(run_tunekit(cmd))[0]["strategies"][0]
     out = {"score": row["score"], "foo": row["fraction_of_optimum"]}
     if traces:
         out["traces"] = row["objective_ms_per_run"]
@@ -64,7 +74,16 @@ def parse_args():
     ap.add_argument("--regression-runs", type=int, default=1000, help="paired runs of the check")
     ap.add_argument("--regression-seed", type=int, default=1000, help="first seed of the check's runs")
     ap.add_argument("--table-runs", type=int, default=200, help="runs behind the figures the check protects")
-    return ap.parse_args()
+    args = ap.parse_args()
+    for option, text in [("--candidates", c) for c in args.candidates] + [("--baseline", args.baseline)]:
+        try:
+            if not isinstance(json.loads(text), dict):
+                raise ValueError("not an object")
+        except ValueError as e:
+            sys.exit(f"auto_loso: {option}: '{text}' is not a JSON object of settings ({e})")
+    if min(args.runs, args.regression_runs, args.table_runs) < 2 or args.seed < 0 or args.regression_seed < 0:
+        sys.exit("auto_loso: need --runs, --regression-runs and --table-runs >= 2 and seeds >= 0")
+    return args
 
 
 class Results:
@@ -93,7 +112,7 @@ class Results:
             cmd = [self.args.tunekit, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
                    "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed),
                    "--threads", str(self.args.threads), "--no-score", "--format", "json"]
-            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            out = run_tunekit(cmd)
             self.cache[key] = json.loads(out)[0]["strategies"][0]["fraction_of_optimum_per_run"]
             print(f"  {os.path.basename(path)} {settings}: {runs} paired runs", file=sys.stderr, flush=True)
             self.save()
