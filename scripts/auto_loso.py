@@ -5,8 +5,8 @@ Every candidate setting is replayed on every file (`tunekit simulate --strategy 
 --score-budget evaluations`, the same runs for every candidate) and scored by the methodology of
 Willemsen et al. with the budget in evaluations. For each file that may be held out, the setting
 chosen is the one with the best mean score over the *other* files (the training files); its score
-on the held-out file, on seeds the choice did not use, is the held-out figure. The setting shipped
-is the one with the best mean over all files.
+on the held-out file is the held-out figure (on the runs of the choice's seeds; --heldout-runs adds
+runs of it on other seeds). The setting shipped is the one with the best mean over all files.
 
 Usage (see docs/search.md, "Held-out evaluation"):
     python3 scripts/auto_loso.py --tunekit build/tools/cli/tunekit --runs 40 --seed 10000 \\
@@ -23,21 +23,13 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import methodology  # noqa: E402
+import tunekit_run  # noqa: E402
 
-
-def run_tunekit(cmd):
-    """stdout of one tunekit command; on failure, tunekit's own message and exit status 2."""
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        print(f"auto_loso: tunekit failed (exit {done.returncode}): {done.stderr.strip() or done.stdout.strip()}",
-              file=sys.stderr)
-        sys.exit(2)
-    return done.stdout
+PROG = "auto_loso"
 
 
 def replay(binary, path, settings, runs, seed, threads, traces):
@@ -46,7 +38,7 @@ def replay(binary, path, settings, runs, seed, threads, traces):
     cmd = [binary, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
            "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed), "--threads", str(threads),
            "--score-budget", "evaluations", "--format", "json", "--traces"]
-    row = json.loads(run_tunekit(cmd))[0]["strategies"][0]
+    row = tunekit_run.json_of(PROG, cmd, path)[0]["strategies"][0]
     out = {"score": row["score"], "foo": row["fraction_of_optimum"]}
     if traces:
         out["traces"] = row["objective_ms_per_run"]
@@ -80,10 +72,28 @@ def parse_args():
             if not isinstance(json.loads(text), dict):
                 raise ValueError("not an object")
         except ValueError as e:
-            sys.exit(f"auto_loso: {option}: '{text}' is not a JSON object of settings ({e})")
-    if min(args.runs, args.regression_runs, args.table_runs) < 2 or args.seed < 0 or args.regression_seed < 0:
-        sys.exit("auto_loso: need --runs, --regression-runs and --table-runs >= 2 and seeds >= 0")
+            tunekit_run.fail(PROG, f"{option}: '{text}' is not a JSON object of settings ({e})")
+    if min(args.runs, args.regression_runs, args.table_runs) < 2 or args.heldout_runs == 1:
+        tunekit_run.fail(PROG, "need --runs, --regression-runs and --table-runs >= 2 and --heldout-runs 0 or >= 2")
+    if min(args.seed, args.regression_seed, args.heldout_seed) < 0 or args.threads < 1:
+        tunekit_run.fail(PROG, "need seeds >= 0 and --threads >= 1")
+    if len(set(args.hold_out + args.train_only)) < 2:
+        tunekit_run.fail(PROG, "need at least two files (--hold-out and --train-only): one to hold out, one to train on")
+    for option, path in (("--cache", args.cache), ("--picks-out", args.picks_out)):
+        if path and (os.path.isdir(path) or not os.path.isdir(os.path.dirname(os.path.abspath(path)))):
+            tunekit_run.fail(PROG, f"{option} '{path}': not a file in an existing folder")
+    check_inputs(args)
     return args
+
+
+def check_inputs(args):
+    """Every file and setting is accepted by tunekit before the first measured run."""
+    files = list(dict.fromkeys(args.hold_out + args.train_only + args.no_regression))
+    tunekit_run.check_data_files(PROG, args.tunekit, files)
+    for c in args.candidates:
+        tunekit_run.check_settings(PROG, args.tunekit, files[0], c, "--candidates")
+    if args.no_regression:
+        tunekit_run.check_settings(PROG, args.tunekit, files[0], args.baseline, "--baseline")
 
 
 class Results:
@@ -93,8 +103,13 @@ class Results:
         self.args = args
         self.cache = {}
         if args.cache and os.path.exists(args.cache):
-            with open(args.cache) as f:
-                self.cache = json.load(f)
+            try:
+                with open(args.cache) as f:
+                    self.cache = json.load(f)
+            except (OSError, ValueError) as e:
+                tunekit_run.fail(PROG, f"--cache '{args.cache}': not readable JSON ({e})")
+            if not isinstance(self.cache, dict) or not all(isinstance(v, dict) for v in self.cache.values()):
+                tunekit_run.fail(PROG, f"--cache '{args.cache}': not a cache of auto_loso.py (a JSON object of results)")
 
     def get(self, path, settings, runs, seed, traces=False):
         key = f"{os.path.basename(path)}|{json.dumps(json.loads(settings), sort_keys=True)}|{runs}|{seed}"
@@ -112,8 +127,8 @@ class Results:
             cmd = [self.args.tunekit, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
                    "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed),
                    "--threads", str(self.args.threads), "--no-score", "--format", "json"]
-            out = run_tunekit(cmd)
-            self.cache[key] = json.loads(out)[0]["strategies"][0]["fraction_of_optimum_per_run"]
+            out = tunekit_run.json_of(PROG, cmd, path)
+            self.cache[key] = out[0]["strategies"][0]["fraction_of_optimum_per_run"]
             print(f"  {os.path.basename(path)} {settings}: {runs} paired runs", file=sys.stderr, flush=True)
             self.save()
         return self.cache[key]
@@ -160,7 +175,7 @@ def regression_check(args, results):
             eligible.append(c)
     print()
     if not eligible:
-        sys.exit("auto_loso: no candidate passes the regression check")
+        tunekit_run.fail(PROG, "no candidate passes the regression check")
     return eligible
 
 

@@ -11,14 +11,15 @@ Usage (see docs/search.md, "Held-out evaluation"):
 """
 
 import argparse
-import json
 import math
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import methodology  # noqa: E402
+import tunekit_run  # noqa: E402
+
+PROG = "compare_auto_settings"
 
 
 def mean_se(xs):
@@ -32,26 +33,18 @@ class HelpFormat(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaults
 
 
 def fail(message):
-    """One line on standard error, exit status 2."""
-    print(f"compare_auto_settings: {message}", file=sys.stderr)
-    sys.exit(2)
+    tunekit_run.fail(PROG, message)
 
 
-def simulate(cmd, what="tunekit"):
-    """stdout of one tunekit command; on failure, `what` and tunekit's own message, exit status 2."""
-    done = subprocess.run(cmd, capture_output=True, text=True)
-    if done.returncode != 0:
-        fail(f"{what}: tunekit failed (exit {done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
-    return done.stdout
-
-
-def check_settings(args):
-    """Both settings are accepted by tunekit (a JSON object of known, valid settings, no key
-    twice), checked by one short run each before any measured run."""
-    for name in ("before", "after"):
-        simulate([args.tunekit, "simulate", "--data", args.data[0], "--strategy", "auto", "--settings",
-                  getattr(args, name), "--budget", "1", "--runs", "1", "--threads", "1", "--no-score"],
-                 what=f"--{name}")
+def parse_budgets(text):
+    """--budgets as increasing positive integers (strings, as tunekit's JSON keys them)."""
+    try:
+        budgets = [int(b) for b in text.split(",")]
+    except ValueError:
+        fail(f"--budgets '{text}': not a comma list of integers")
+    if min(budgets) < 1 or any(x >= y for x, y in zip(budgets, budgets[1:])):
+        fail(f"--budgets '{text}': need increasing evaluations >= 1, each once")
+    return [str(b) for b in budgets]
 
 
 def main():
@@ -67,8 +60,10 @@ def main():
     args = ap.parse_args()
     if args.runs < 2 or args.seed < 0 or args.threads < 1:
         fail("need --runs >= 2 (for standard errors), --seed >= 0 and --threads >= 1")
-    check_settings(args)
-    budgets = args.budgets.split(",")
+    budgets = parse_budgets(args.budgets)
+    tunekit_run.check_data_files(PROG, args.tunekit, args.data)
+    for name in ("before", "after"):
+        tunekit_run.check_settings(PROG, args.tunekit, args.data[0], getattr(args, name), f"--{name}")
     print(f"auto `{args.before}` (before) against `{args.after}` (after), {args.runs} runs, seeds "
           f"{args.seed}-{args.seed + args.runs - 1}; mean +- standard error, the difference paired by seed\n")
     print("| file | " + " | ".join(f"FoO@{b} before / after / difference" for b in budgets) +
@@ -78,9 +73,9 @@ def main():
         rows = {}
         for name, settings in (("before", args.before), ("after", args.after)):
             cmd = [args.tunekit, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
-                   "--budget", args.budgets, "--runs", str(args.runs), "--seed", str(args.seed), "--threads",
+                   "--budget", ",".join(budgets), "--runs", str(args.runs), "--seed", str(args.seed), "--threads",
                    str(args.threads), "--score-budget", "evaluations", "--format", "json", "--traces"]
-            rows[name] = json.loads(simulate(cmd))[0]["strategies"][0]
+            rows[name] = tunekit_run.json_of(PROG, cmd, f"--{name} on {path}")[0]["strategies"][0]
         space = methodology.space_of_file(path)
         cells = []
         for b in budgets:

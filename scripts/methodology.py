@@ -13,9 +13,9 @@ A run is a list of the objective (ms) of each unique evaluation in order, NaN or
 failure. A run that stopped before the budget keeps its last best.
 """
 
-import gzip
 import json
 import math
+import zlib
 
 import numpy as np
 
@@ -123,6 +123,13 @@ def space_of_cache(doc):
 
 
 def space_of_file(path):
-    """A Space from a Kernel Tuner cache file (.json or .json.gz)."""
-    with (gzip.open if path.endswith(".gz") else open)(path, "rt") as f:
-        return space_of_cache(json.load(f))
+    """A Space from a Kernel Tuner cache file, plain or gzip-compressed JSON (told apart by the
+    gzip magic bytes, as tunekit does, not by the name)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    text = b""
+    while data[:2] == b"\x1f\x8b":  # each gzip member; bytes after the last are ignored
+        member = zlib.decompressobj(wbits=31)
+        text += member.decompress(data)
+        data = member.unused_data
+    return space_of_cache(json.loads(text or data))

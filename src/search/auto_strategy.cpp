@@ -179,6 +179,11 @@ Expected<AutoSettings> AutoSettings::from_json(const nlohmann::json& s) {
   // Settings whose range depends on another one.
   if (a.generator == "pack" && a.pack_size < 4)
     return setting::error("auto", "pack_size", "must be at least 4 with generator pack");
+  // An alternate step ranks the random pool only at even counts of trials without a new best,
+  // so a one-trial step after an odd `stall` would never do so.
+  if (a.stall_mode == "alternate" && a.stall_burst == 1)
+    return setting::error("auto", "stall_burst",
+                          "must be 0 or at least 2 with stall_mode alternate");
   if (a.model == "gbt" && static_cast<std::uint64_t>(a.xgb.max_depth) > kMaxGbtDepth) {
     return setting::error("auto", "max_depth",
                           fmt::format("must be at most {} with model gbt", kMaxGbtDepth));

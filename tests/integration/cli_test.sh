@@ -226,12 +226,20 @@ expect_early_fail simulate-sa-alpha 2 "sa: setting 'alpha'" \
 expect_early_fail simulate-missing-second 1 "nope.json" \
   "$TK" simulate --data "$CONV" --data nope.json --runs 1 --budget 10 --no-score
 expect_early_fail simulate-data-dir 1 "is a directory" "$TK" simulate --data . --runs 1 --budget 10 --no-score
+# A FIFO without a writer is refused at once instead of blocking the run.
+mkfifo data.fifo
+expect_early_fail simulate-data-fifo 1 "'data.fifo' is not a regular file" \
+  timeout 20 "$TK" simulate --data data.fifo --runs 1 --budget 10 --no-score
+rm -f data.fifo
+expect_early_fail simulate-data-device 1 "'/dev/null' is not a regular file" \
+  "$TK" simulate --data "$CONV" --data /dev/null --runs 1 --budget 10 --no-score
 # Every --data file is loaded and checked before the first table is printed: a second file with
 # a negative time, a truncated gzip stream, no content or nesting past the limit fails first.
 printf '{"tune_params": {"a": [1, 2]}, "cache": {"1": {"a": 1, "time": 1.0}, "2": {"a": 2, "time": -1.0}}}' >negative.json
 head -c 200 "$CONV" >truncated.json.gz
 python3 -c 'print("{\"tune_params\": {\"a\": [1]}, \"cache\": {\"1\": {\"a\": 1, \"time\": 1.0, \"x\": " + "[" * 50000 + "]" * 50000 + "}}}")' >deep.json
-for bad in negative.json truncated.json.gz /dev/null deep.json; do
+: >empty.json
+for bad in negative.json truncated.json.gz empty.json deep.json; do
   expect_early_fail "simulate-bad-second-$(basename "$bad")" 1 "$bad: " \
     "$TK" simulate --data "$CONV" --data "$bad" --runs 1 --budget 5 --no-score --threads 1
 done

@@ -68,21 +68,26 @@ std::vector<std::size_t> parse_budgets(const std::string& text) {
   return out;
 }
 
-// Fails unless `path` can be opened for reading and is not a directory, so that every --data
-// file is checked before the first one is replayed.
+// Fails unless `path` can be opened for reading and is a regular file (not a directory, nor a
+// FIFO or device that could block the run), so that every --data file is checked before the
+// first one is replayed. O_NONBLOCK: opening a FIFO without a writer must not wait for one.
 void check_data_file(const std::string& path) {
   using tunekit::cli::CommandFailure;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     throw CommandFailure{tunekit::cli::kExitFailure,
                          fmt::format("simulate: --data '{}': {}", path, std::strerror(errno))};
   }
   struct stat st {};
-  const bool directory = ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+  const bool known = ::fstat(fd, &st) == 0;
   ::close(fd);
-  if (directory) {
+  if (known && S_ISDIR(st.st_mode)) {
     throw CommandFailure{tunekit::cli::kExitFailure,
                          fmt::format("simulate: --data '{}' is a directory", path)};
+  }
+  if (!known || !S_ISREG(st.st_mode)) {
+    throw CommandFailure{tunekit::cli::kExitFailure,
+                         fmt::format("simulate: --data '{}' is not a regular file", path)};
   }
 }
 

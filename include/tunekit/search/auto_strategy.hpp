@@ -103,14 +103,17 @@ struct AutoSettings {
   /// candidates ranked by the posterior draw until a trial improves on the best. Mode "widen"
   /// adds them to the moves around the best at every pick, "replace" ranks them alone, and
   /// "alternate" ranks them alone at every other pick (the picks between keep the moves around
-  /// the best). 75, "alternate" and 1024 were chosen by leave-one-space-out on the replay data
-  /// among the settings that lose nothing beyond one standard error on the files of the result
-  /// tables (docs/search.md, "Held-out evaluation"); 0 is auto as it was before.
+  /// the best; the random pool is ranked at the even counts of trials without a new best, so
+  /// with 75 the first such pick is the 77th trial since the best). 75, "alternate" and 1024
+  /// were chosen by leave-one-space-out on the replay data among the settings that lose
+  /// nothing beyond one standard error on the files of the result tables (docs/search.md,
+  /// "Held-out evaluation"); 0 is auto as it was before.
   std::size_t stall = 75;
   std::size_t stall_pool = 1024;
   std::string stall_mode = "alternate";
   /// Bounds each stall step to this many trials (0 = until the next improvement): after them
-  /// the candidates of no stall come back for another `stall` trials, then another step.
+  /// the candidates of no stall come back for another `stall` trials, then another step. Not 1
+  /// with stall_mode "alternate" (such a step could hold no pick of the random pool).
   std::size_t stall_burst = 0;
   /// Probability of measuring a random unvisited configuration instead of the model's pick
   /// (epsilon-greedy). 0 by default: the posterior draw and the random candidates already
@@ -139,14 +142,15 @@ struct AutoSettings {
   /// model). Every value is checked, whichever model uses it.
   /// Ranges:  counts are integers >= 0; initial, refit_divisor >= 1; design_pool in [1, 10^4];
   ///          pools, pack_size, pack_children, recombine_parents and top_k at most 10^6, stall_pool
-  ///          at least 1; stall >= 0; stall_mode replace, widen or alternate; trees and
-  ///          ts_trees in [1, 10^4], refresh_trees in [0, 10^4]; max_depth in [1, 64] (at most 12
-  ///          with model gbt); min_samples_leaf in [1, 10^6], min_samples_split in [2, 10^6];
-  ///          rounds in [1, 10^6]; pair_max_rows >= 2; feature_fraction, good_fraction and eta in
-  ///          (0, 1] (eta as XGBoost documents it); epsilon, shake_rate and jump_rate in [0, 1];
-  ///          variances, min_child_weight and failure_penalty in [0, 10^6]; noise variances in
-  ///          [10^-6, 10^6], pair_noise_grid 1 to 100 of them; pack_size >= 4 with generator pack;
-  ///          names one of those listed above; repair, bootstrap and interactions true or false.
+  ///          at least 1; stall >= 0; stall_mode replace, widen or alternate; stall_burst not 1
+  ///          with alternate; trees and ts_trees in [1, 10^4], refresh_trees in [0, 10^4];
+  ///          max_depth in [1, 64] (at most 12 with model gbt); min_samples_leaf in [1, 10^6],
+  ///          min_samples_split in [2, 10^6]; rounds in [1, 10^6]; pair_max_rows >= 2;
+  ///          feature_fraction, good_fraction and eta in (0, 1] (eta as XGBoost documents it);
+  ///          epsilon, shake_rate and jump_rate in [0, 1]; variances, min_child_weight and
+  ///          failure_penalty in [0, 10^6]; noise variances in [10^-6, 10^6], pair_noise_grid 1 to
+  ///          100 of them; pack_size >= 4 with generator pack; names one of those listed above;
+  ///          repair, bootstrap and interactions true or false.
   /// Errors:  kInvalidArgument, one message per error: an unknown key (listing the accepted
   ///          ones), a value of the wrong type or out of range ("auto: setting
   ///          'feature_fraction' must be a number in (0, 1]"), acquisition ei or mean without

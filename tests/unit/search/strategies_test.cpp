@@ -330,6 +330,10 @@ TEST(Auto, EveryRangeIsCheckedAndTheOneBadKeyIsNamed) {
             "auto: setting 'max_depth' must be at most 12 with model gbt");
   EXPECT_EQ(error({{"generator", "pack"}, {"pack_size", 3}}),
             "auto: setting 'pack_size' must be at least 4 with generator pack");
+  // stall_mode alternate is the default: a one-trial step would never rank the random pool.
+  EXPECT_EQ(error({{"stall_burst", 1}}),
+            "auto: setting 'stall_burst' must be 0 or at least 2 with stall_mode alternate");
+  EXPECT_EQ(error({{"stall_burst", 1}, {"stall_mode", "widen"}}), "");
   // The ends of every range are accepted.
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, nlohmann::json>>{{"feature_fraction", 1},
