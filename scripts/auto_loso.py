@@ -32,13 +32,18 @@ import tunekit_run  # noqa: E402
 PROG = "auto_loso"
 
 
+def simulate(binary, path, settings, runs, seed, threads, *options):
+    """The JSON row of one `tunekit simulate` of auto at budgets 50, 100 and 200 evaluations."""
+    cmd = [binary, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
+           "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed), "--threads", str(threads),
+           "--format", "json", *options]
+    return tunekit_run.json_of(PROG, cmd, path)[0]["strategies"][0]
+
+
 def replay(binary, path, settings, runs, seed, threads, traces):
     """One `tunekit simulate` of auto: {"score": ..., "foo": {budget: mean}} and, with `traces`,
     "traces": the objective of every evaluation of every run."""
-    cmd = [binary, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
-           "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed), "--threads", str(threads),
-           "--score-budget", "evaluations", "--format", "json", "--traces"]
-    row = tunekit_run.json_of(PROG, cmd, path)[0]["strategies"][0]
+    row = simulate(binary, path, settings, runs, seed, threads, "--score-budget", "evaluations", "--traces")
     out = {"score": row["score"], "foo": row["fraction_of_optimum"]}
     if traces:
         out["traces"] = row["objective_ms_per_run"]
@@ -111,8 +116,12 @@ class Results:
             if not isinstance(self.cache, dict) or not all(isinstance(v, dict) for v in self.cache.values()):
                 tunekit_run.fail(PROG, f"--cache '{args.cache}': not a cache of auto_loso.py (a JSON object of results)")
 
+    @staticmethod
+    def key(path, settings, runs, seed):
+        return f"{os.path.basename(path)}|{json.dumps(json.loads(settings), sort_keys=True)}|{runs}|{seed}"
+
     def get(self, path, settings, runs, seed, traces=False):
-        key = f"{os.path.basename(path)}|{json.dumps(json.loads(settings), sort_keys=True)}|{runs}|{seed}"
+        key = self.key(path, settings, runs, seed)
         if key not in self.cache or (traces and "traces" not in self.cache[key]):
             r = replay(self.args.tunekit, path, settings, runs, seed, self.args.threads, traces)
             print(f"  {os.path.basename(path)} {settings}: score {r['score']:.3f}", file=sys.stderr, flush=True)
@@ -122,13 +131,10 @@ class Results:
 
     def per_run(self, path, settings, runs, seed):
         """{budget: fraction of optimum of every run} (no score, no traces)."""
-        key = f"{os.path.basename(path)}|{json.dumps(json.loads(settings), sort_keys=True)}|{runs}|{seed}|per_run"
+        key = self.key(path, settings, runs, seed) + "|per_run"
         if key not in self.cache:
-            cmd = [self.args.tunekit, "simulate", "--data", path, "--strategy", "auto", "--settings", settings,
-                   "--budget", "50,100,200", "--runs", str(runs), "--seed", str(seed),
-                   "--threads", str(self.args.threads), "--no-score", "--format", "json"]
-            out = tunekit_run.json_of(PROG, cmd, path)
-            self.cache[key] = out[0]["strategies"][0]["fraction_of_optimum_per_run"]
+            row = simulate(self.args.tunekit, path, settings, runs, seed, self.args.threads, "--no-score")
+            self.cache[key] = row["fraction_of_optimum_per_run"]
             print(f"  {os.path.basename(path)} {settings}: {runs} paired runs", file=sys.stderr, flush=True)
             self.save()
         return self.cache[key]
@@ -138,11 +144,6 @@ class Results:
             with open(self.args.cache + ".tmp", "w") as f:
                 json.dump(self.cache, f)
             os.replace(self.args.cache + ".tmp", self.args.cache)
-
-
-def mean_sd(xs):
-    m = sum(xs) / len(xs)
-    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
 def regression_check(args, results):
@@ -165,8 +166,8 @@ def regression_check(args, results):
             cand = results.per_run(p, c, args.regression_runs, args.regression_seed)
             ratios = []
             for b in ("50", "100", "200"):
-                se = mean_sd(base[b])[1] / math.sqrt(args.table_runs)
-                diff = mean_sd([y - x for x, y in zip(base[b], cand[b])])[0]
+                se = methodology.mean_sd(base[b])[1] / math.sqrt(args.table_runs)
+                diff = methodology.mean_sd([y - x for x, y in zip(base[b], cand[b])])[0]
                 ratios.append(diff / se if se > 0 else (0.0 if diff >= 0 else -math.inf))
             ok = ok and min(ratios) >= -1.0
             cells.append(" / ".join(f"{r:+.2f}" for r in ratios))

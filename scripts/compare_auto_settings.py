@@ -23,9 +23,8 @@ PROG = "compare_auto_settings"
 
 
 def mean_se(xs):
-    m = sum(xs) / len(xs)
-    v = sum((x - m) ** 2 for x in xs) / (len(xs) - 1) if len(xs) > 1 else 0.0
-    return m, math.sqrt(v / len(xs))
+    m, sd = methodology.mean_sd(xs)
+    return m, sd / math.sqrt(len(xs))
 
 
 class HelpFormat(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaultsHelpFormatter):

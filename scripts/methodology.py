@@ -106,6 +106,12 @@ def interval(samples, level=0.95):
     return float(lo), float(hi)
 
 
+def mean_sd(xs):
+    """Mean and sample standard deviation (n - 1) of a list of at least two numbers."""
+    m = sum(xs) / len(xs)
+    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
 def space_of_cache(doc):
     """A Space from a Kernel Tuner cache document (failures: strings or times >= 1e20) or a T4
     results document (failures: an invalidity other than "correct")."""
